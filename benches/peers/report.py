@@ -1,0 +1,115 @@
+#!/usr/bin/env python3
+"""Comparison table for benches/peers/run.sh (standard library only).
+
+usage: report.py OUT_DIR DATASET SPLIT [ONLY]
+
+Reads, for each of ours / gpflow / gpytorch, OUT_DIR/<name>.out (the
+program's stdout; its last line is the JSON result) and OUT_DIR/<name>.status
+(`ok`, or why it failed), prints a table and, as the last line, one JSON
+object with every result and our speed ratio against each peer. Exits 1
+when any run named in ONLY (comma separated; default all) has no result.
+"""
+
+import json
+import math
+import sys
+from pathlib import Path
+
+RUNS = [  # (name, label)
+    ("ours", "burn-gp svgp_uci"),
+    ("gpflow", "GPflow"),
+    ("gpytorch", "GPyTorch"),
+]
+REQUIRED = ("epoch_s", "rmse", "test_ll")
+
+
+def last_json(path: Path):
+    try:
+        lines = [ln.strip() for ln in path.read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return None, "no output"
+    if not lines:
+        return None, "no output"
+    try:
+        rec = json.loads(lines[-1])
+    except json.JSONDecodeError:
+        return None, "last stdout line is not JSON"
+    if not isinstance(rec, dict) or any(
+        not isinstance(rec.get(k), (int, float)) or isinstance(rec.get(k), bool) for k in REQUIRED
+    ):
+        return None, f"JSON line lacks numeric {'/'.join(REQUIRED)}"
+    return rec, None
+
+
+def fmt(x, spec):
+    return "-" if x is None or (isinstance(x, float) and not math.isfinite(x)) else format(x, spec)
+
+
+def main() -> None:
+    out, dataset, split = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
+    only = (sys.argv[4] if len(sys.argv) > 4 else ",".join(n for n, _ in RUNS)).split(",")
+    results = {}
+    for name, label in RUNS:
+        status_file = out / f"{name}.status"
+        status = status_file.read_text().strip() if status_file.exists() else "not run"
+        rec, why = (None, None)
+        if status == "ok":
+            rec, why = last_json(out / f"{name}.out")
+            if rec is None:
+                status = f"failed: {why}"
+        results[name] = {"label": label, "status": status, "result": rec}
+
+    ours = results["ours"]["result"]
+    rows = []
+    for name, label in RUNS:
+        r = results[name]
+        rec = r["result"]
+        ratio = None
+        if rec is not None and ours is not None and rec["epoch_s"] > 0:
+            ratio = ours["epoch_s"] / rec["epoch_s"]
+        r["ours_over_peer_epoch_s"] = ratio
+        rows.append((
+            label,
+            fmt(rec and rec["epoch_s"], ".4f"),
+            fmt(rec and rec["rmse"], ".5f"),
+            fmt(rec and rec["test_ll"], ".4f"),
+            fmt(ratio, ".3f") if name != "ours" else ("1.000" if ours else "-"),
+            "ok" if rec is not None else r["status"],
+        ))
+
+    head = ("peer", "s/epoch", "RMSE", "test LL", "ours/peer", "status")
+    widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
+    line = lambda cells: "  ".join(  # noqa: E731
+        c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+    )
+    print(f"\nSVGP on {dataset} split {split} (RMSE and test LL in original units; "
+          f"ours/peer = our s/epoch / peer s/epoch, < 1 means we are faster)")
+    print(line(head))
+    print(line(tuple("-" * w for w in widths)))
+    for row in rows:
+        print(line(row))
+    for name, _ in RUNS:
+        rec = results[name]["result"]
+        if rec and rec.get("timing"):
+            print(f"  {name}: {rec['timing']}")
+    print(json.dumps({
+        "bench": "peers",
+        "dataset": dataset,
+        "split": split,
+        "runs": {
+            name: {
+                "status": "ok" if r["result"] is not None else r["status"],
+                "epoch_s": r["result"] and r["result"]["epoch_s"],
+                "rmse": r["result"] and r["result"]["rmse"],
+                "test_ll": r["result"] and r["result"]["test_ll"],
+                "ours_over_peer_epoch_s": r["ours_over_peer_epoch_s"] if name != "ours" else None,
+                "versions": (r["result"] or {}).get("versions"),
+            }
+            for name, r in results.items()
+        },
+    }))
+    sys.exit(0 if all(results[n]["result"] is not None for n, _ in RUNS if n in only) else 1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,21 @@
+//! Inducing variables: what the sparse posterior is conditioned on. A model asks the
+//! `(inducing variable, kernel)` pair for `Kuu` and `Kuf`, so inducing points and inducing
+//! features (e.g. Fourier features) plug into the same models.
+mod points;
+
+pub use points::InducingPoints;
+
+use burn::module::{Module, ModuleDisplay};
+use burn::tensor::Tensor;
+
+use crate::kernels::Kernel;
+
+/// Inducing variables `u` of a GP `f ~ GP(0, k)`, for kernel type `K`.
+pub trait InducingVariables<K: Kernel>: Module + ModuleDisplay {
+    /// Number of inducing variables M.
+    fn num_inducing(&self) -> usize;
+    /// `Cov(u, u)` `[M, M]` with `jitter` added to the diagonal.
+    fn kuu(&self, kernel: &K, jitter: f64) -> Tensor<2>;
+    /// `Cov(u, f(x))` `[M, n]`.
+    fn kuf(&self, kernel: &K, x: Tensor<2>) -> Tensor<2>;
+}

@@ -1,0 +1,71 @@
+//! Multi-class robust-max likelihood (Hernández-Lobato et al. 2011; GPflow's `RobustMax`).
+use burn::module::Module;
+use burn::tensor::Tensor;
+
+use super::{GaussHermite, Likelihood};
+use crate::special::tensor::log_ndtr;
+
+/// `p(y = c | f) = 1 − ε` if `c = argmax_k f_k`, else `ε / (K − 1)`; targets one-hot `[n, K]`.
+///
+/// The probability that class `c` is the arg-max under independent Gaussians,
+/// `P_c = E_{f_c}[Π_{j≠c} Φ((f_c − μ_j)/σ_j)]`, is computed by Gauss–Hermite quadrature in log space,
+/// so everything is closed-form up to quadrature.
+#[derive(Module, Debug)]
+pub struct RobustMax {
+    /// Label-noise probability ε.
+    pub epsilon: f64,
+    /// Gauss–Hermite points.
+    pub quadrature_points: usize,
+}
+
+impl Default for RobustMax {
+    fn default() -> Self {
+        Self { epsilon: 1e-3, quadrature_points: 20 }
+    }
+}
+
+impl RobustMax {
+    /// `P(f_c = max_k f_k)` for every class: `[n, K]`.
+    pub fn argmax_probabilities(&self, f_mean: Tensor<2>, f_var: Tensor<2>) -> Tensor<2> {
+        let [n, k] = f_mean.dims();
+        let device = f_mean.device();
+        let gh = GaussHermite::new(self.quadrature_points);
+        let g = gh.len();
+        let x = gh.points(f_mean.clone(), f_var.clone()).unsqueeze_dim::<4>(3); // [n, c, g, 1]
+        let mu = f_mean.reshape([n, 1, 1, k]);
+        let sd = f_var.sqrt().reshape([n, 1, 1, k]);
+        let log_cdf = log_ndtr((x - mu) / sd); // [n, c, g, j]
+        let off_diag = (Tensor::<2>::eye(k, &device).neg() + 1.0).reshape([1, k, 1, k]);
+        let log_prod = (log_cdf * off_diag).sum_dim(3).reshape([n, k, g]);
+        gh.integrate(log_prod.exp())
+    }
+    fn class_probabilities(&self, p_max: Tensor<2>) -> Tensor<2> {
+        let k = p_max.dims()[1] as f64;
+        let other = self.epsilon / (k - 1.0).max(1.0);
+        p_max.mul_scalar(1.0 - self.epsilon - other).add_scalar(other)
+    }
+}
+
+impl Likelihood for RobustMax {
+    fn num_latent(&self, outputs: usize) -> usize {
+        outputs
+    }
+    fn variational_expectations(&self, f_mean: Tensor<2>, f_var: Tensor<2>, y: Tensor<2>) -> Tensor<1> {
+        let k = f_mean.dims()[1] as f64;
+        let n = f_mean.dims()[0];
+        let p = (self.argmax_probabilities(f_mean, f_var) * y).sum_dim(1).reshape([n]);
+        let log_hit = (1.0 - self.epsilon).ln();
+        let log_miss = (self.epsilon / (k - 1.0).max(1.0)).ln();
+        p.mul_scalar(log_hit - log_miss).add_scalar(log_miss)
+    }
+    fn predict_mean_and_var(&self, f_mean: Tensor<2>, f_var: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
+        let p = self.class_probabilities(self.argmax_probabilities(f_mean, f_var));
+        let v = p.clone() * (p.clone().neg() + 1.0);
+        (p, v)
+    }
+    fn predict_log_density(&self, f_mean: Tensor<2>, f_var: Tensor<2>, y: Tensor<2>) -> Tensor<1> {
+        let n = f_mean.dims()[0];
+        let (p, _) = self.predict_mean_and_var(f_mean, f_var);
+        (p * y).sum_dim(1).reshape([n]).log()
+    }
+}

@@ -1,0 +1,145 @@
+//! The backend extension holding burn-gp's custom linear-algebra ops and their hand-written
+//! backward passes.
+//!
+//! Forward and backward of each op run on the host in f64 through [`super::host`]; they only ever
+//! see m×m matrices (inducing-point sized). The autodiff implementation records the op in Burn's
+//! graph with a [`Backward`] whose gradient is computed by the same host kernels.
+use burn::backend::{backend_extension, tensor::FloatTensor, Backend, TensorMetadata};
+use burn::tensor::{read_sync, DType, Shape, TensorData};
+
+use super::host;
+
+/// Reads a float primitive to a host f64 buffer, returning its shape and original dtype.
+pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType) {
+    let data: TensorData = match read_sync(B::float_into_data(t)) {
+        Ok(d) => d,
+        Err(e) => panic!("burn-gp: reading a tensor back from the device failed: {e:?}"),
+    };
+    let shape = data.shape().clone();
+    let dtype = data.dtype();
+    let v = data.convert::<f64>().try_into_vec::<f64>().unwrap_or_default();
+    (v, shape, dtype)
+}
+
+/// Writes a host f64 buffer back as a float primitive of the given dtype.
+pub(crate) fn from_host<B: Backend>(v: Vec<f64>, shape: Shape, dtype: DType, device: &B::Device) -> FloatTensor<B> {
+    B::float_from_data(TensorData::new(v, shape).convert_dtype(dtype), device)
+}
+
+/// (batch, rows, cols) of a tensor whose last two dims are the matrix.
+pub(crate) fn batch_dims(shape: &Shape) -> (usize, usize, usize) {
+    let d = shape.num_dims();
+    let r = shape[d - 2];
+    let c = shape[d - 1];
+    let total = shape.num_elements();
+    (if r * c == 0 { 0 } else { total / (r * c) }, r, c)
+}
+
+/// Custom linear-algebra ops for every enabled backend (host f64 forward).
+#[backend_extension(
+    NdArray: cfg(feature = "ndarray"),
+    Flex: cfg(feature = "flex"),
+    Cube: cfg(any(feature = "wgpu", feature = "cuda")),
+    Autodiff,
+)]
+pub trait GpLinalgOps: Backend {
+    /// Returns `l`, the already computed lower Cholesky factor of `a`; under autodiff it records
+    /// `l = chol(a)` so that gradients flow back to `a`.
+    fn cholesky_attach(a: FloatTensor<Self>, l: FloatTensor<Self>) -> FloatTensor<Self> {
+        drop(a);
+        l
+    }
+
+    /// Inverse of a batch of lower-triangular matrices `[..., n, n]`.
+    fn tri_inverse(l: FloatTensor<Self>) -> FloatTensor<Self> {
+        let device = l.device();
+        let (v, shape, dtype) = to_host::<Self>(l);
+        let (batch, n, _) = batch_dims(&shape);
+        let inv = host::invert_lower_batch(&v, batch, n);
+        from_host::<Self>(inv, shape, dtype, &device)
+    }
+}
+
+#[cfg(feature = "ndarray")]
+#[allow(deprecated)]
+impl GpLinalgOps for burn::backend::NdArray {}
+#[cfg(feature = "flex")]
+impl GpLinalgOps for burn::backend::Flex {}
+#[cfg(any(feature = "wgpu", feature = "cuda"))]
+impl GpLinalgOps for burn::backend::Cube {}
+
+mod autodiff {
+    use super::{batch_dims, from_host, host, to_host, GpLinalgOps};
+    use burn::backend::{
+        autodiff::{
+            checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
+            grads::Gradients,
+            ops::{Backward, Ops, OpsKind},
+            Autodiff,
+        },
+        tensor::FloatTensor,
+        Backend, TensorMetadata,
+    };
+
+    #[derive(Debug)]
+    struct CholeskyBackward;
+
+    impl<B: Backend + GpLinalgOps> Backward<B, 1> for CholeskyBackward {
+        type State = FloatTensor<B>;
+
+        fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let l = ops.state;
+            let gl = grads.consume::<B>(&ops.node);
+            let [parent] = ops.parents;
+            if let Some(node) = parent {
+                let device = gl.device();
+                let (lv, shape, dtype) = to_host::<B>(l);
+                let (gv, _, _) = to_host::<B>(gl);
+                let (batch, n, _) = batch_dims(&shape);
+                let ga = host::cholesky_backward_batch(&lv, &gv, batch, n);
+                grads.register::<B>(node.id, from_host::<B>(ga, shape, dtype, &device));
+            }
+        }
+    }
+
+    #[derive(Debug)]
+    struct TriInverseBackward;
+
+    impl<B: Backend + GpLinalgOps> Backward<B, 1> for TriInverseBackward {
+        type State = FloatTensor<B>;
+
+        fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let v = ops.state;
+            let gv = grads.consume::<B>(&ops.node);
+            let [parent] = ops.parents;
+            if let Some(node) = parent {
+                let device = gv.device();
+                let (vv, shape, dtype) = to_host::<B>(v);
+                let (g, _, _) = to_host::<B>(gv);
+                let (batch, n, _) = batch_dims(&shape);
+                let gl = host::invert_lower_backward_batch(&vv, &g, batch, n);
+                grads.register::<B>(node.id, from_host::<B>(gl, shape, dtype, &device));
+            }
+        }
+    }
+
+    impl<B: Backend + GpLinalgOps, C: CheckpointStrategy> GpLinalgOps for Autodiff<B, C> {
+        fn cholesky_attach(a: FloatTensor<Self>, l: FloatTensor<Self>) -> FloatTensor<Self> {
+            let prep = CholeskyBackward.prepare::<C>([a.node()]).compute_bound().stateful();
+            let l = l.into_primitive();
+            match prep {
+                OpsKind::Tracked(prep) => prep.finish(l.clone(), l),
+                OpsKind::UnTracked(prep) => prep.finish(l),
+            }
+        }
+
+        fn tri_inverse(l: FloatTensor<Self>) -> FloatTensor<Self> {
+            let prep = TriInverseBackward.prepare::<C>([l.node()]).compute_bound().stateful();
+            let v = B::tri_inverse(l.into_primitive());
+            match prep {
+                OpsKind::Tracked(prep) => prep.finish(v.clone(), v),
+                OpsKind::UnTracked(prep) => prep.finish(v),
+            }
+        }
+    }
+}

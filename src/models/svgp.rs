@@ -1,0 +1,219 @@
+//! Sparse variational GP (Hensman et al. 2013, 2015): the shared sparse model.
+//!
+//! Whitened parametrisation: `u = L_uu v`, `q(v) = N(m, S)`, `S = L_q L_qᵀ` per latent GP, with
+//! `L_uu = chol(K_uu + jitter·I)`. The minibatch ELBO is
+//! `N/|B| Σ_{i∈B} E_q[log p(yᵢ|fᵢ)] − Σ_p KL(q(v_p) ‖ N(0, I))`.
+use burn::module::{Module, Param};
+use burn::tensor::{Device, Tensor, TensorData};
+
+use super::checks::{check_inputs, check_targets};
+use super::svgp_config::SvgpConfig;
+use crate::error::{Error, Result};
+use crate::inducing::InducingVariables;
+use crate::kernels::Kernel;
+use crate::likelihoods::{Gaussian, Likelihood};
+use crate::linalg::{cholesky, solve_triangular, tri_inverse, Triangle};
+
+/// A sparse variational GP `f ~ GP(0, k)` with inducing variables `I` and likelihood `L`.
+#[derive(Module, Debug)]
+pub struct Svgp<K: Kernel, I: InducingVariables<K>, L: Likelihood> {
+    /// Covariance function.
+    pub kernel: K,
+    /// Inducing variables (points or features).
+    pub inducing: I,
+    /// Likelihood.
+    pub likelihood: L,
+    /// Whitened variational means `[P, M]`.
+    pub q_mu: Param<Tensor<2>>,
+    /// Whitened variational Cholesky factors `[P, M, M]` (upper triangle ignored).
+    pub q_sqrt: Param<Tensor<3>>,
+    /// Number of training points.
+    pub num_data: usize,
+    /// Jitter on `K_uu`'s diagonal.
+    pub jitter: f64,
+}
+
+impl SvgpConfig {
+    /// Builds the model with `q(v)` at the prior (`m = 0`, `L_q = q_sqrt_init · I`).
+    pub fn init<K: Kernel, I: InducingVariables<K>, L: Likelihood>(
+        &self,
+        kernel: K,
+        inducing: I,
+        likelihood: L,
+        device: &Device,
+    ) -> Result<Svgp<K, I, L>> {
+        if self.num_data == 0 {
+            return Err(Error::invalid("num_data", "must be positive"));
+        }
+        if self.num_latent == 0 {
+            return Err(Error::invalid("num_latent", "must be positive"));
+        }
+        if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
+            return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
+        }
+        let m = inducing.num_inducing();
+        let p = self.num_latent;
+        let q_mu = Tensor::<2>::zeros([p, m], device);
+        let eye = Tensor::<2>::eye(m, device).mul_scalar(self.q_sqrt_init);
+        let q_sqrt = eye.unsqueeze::<3>().repeat_dim(0, p);
+        Ok(Svgp {
+            kernel,
+            inducing,
+            likelihood,
+            q_mu: Param::from_tensor(q_mu),
+            q_sqrt: Param::from_tensor(q_sqrt),
+            num_data: self.num_data,
+            jitter: self.jitter,
+        })
+    }
+}
+
+impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
+    /// Number of inducing variables M.
+    pub fn num_inducing(&self) -> usize {
+        self.inducing.num_inducing()
+    }
+    /// Number of latent GPs P.
+    pub fn num_latent(&self) -> usize {
+        self.q_mu.val().dims()[0]
+    }
+    /// `L_q` with its upper triangle zeroed: `[P, M, M]`.
+    pub fn q_sqrt_lower(&self) -> Tensor<3> {
+        self.q_sqrt.val().tril(0)
+    }
+    /// `L_uu = chol(K_uu + jitter I)`.
+    pub fn prior_factor(&self) -> Result<Tensor<2>> {
+        cholesky(self.inducing.kuu(&self.kernel, self.jitter))
+    }
+
+    /// `KL(q(v) ‖ p(v))` summed over latent GPs: `[1]`.
+    pub fn kl_divergence(&self) -> Tensor<1> {
+        let m = self.num_inducing() as f64;
+        let p = self.num_latent() as f64;
+        let lq = self.q_sqrt_lower();
+        let device = lq.device();
+        let mm = lq.dims()[1];
+        let diag = (lq.clone() * Tensor::<2>::eye(mm, &device).unsqueeze::<3>()).sum_dim(2); // [P, M, 1]
+        let logdet = diag.powi_scalar(2).log().sum().reshape([1]);
+        let trace = lq.powi_scalar(2).sum().reshape([1]);
+        let maha = self.q_mu.val().powi_scalar(2).sum().reshape([1]);
+        (trace + maha - logdet).sub_scalar(m * p).mul_scalar(0.5)
+    }
+
+    /// Marginals of `q(f(x))` given the prior factor: `([n, P], [n, P])`.
+    fn conditional(&self, x: Tensor<2>, luu: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        let n = x.dims()[0];
+        let kuf = self.inducing.kuf(&self.kernel, x.clone());
+        let a = solve_triangular(luu, kuf, Triangle::Lower, false)?; // [M, n]
+        let mean = a.clone().transpose().matmul(self.q_mu.val().transpose()); // [n, P]
+        let kdiag = self.kernel.k_diag(x);
+        let prior_var = (kdiag - a.clone().powi_scalar(2).sum_dim(0).reshape([n])).reshape([n, 1]);
+        let p = self.num_latent();
+        let la = self.q_sqrt_lower().swap_dims(1, 2).matmul(a.unsqueeze::<3>()); // [P, M, n]
+        let q_var = la.powi_scalar(2).sum_dim(1).reshape([p, n]).transpose(); // [n, P]
+        let var = (prior_var + q_var).clamp_min(1e-12);
+        Ok((mean, var))
+    }
+
+    /// Predictive marginals of the latent `f(x)`: mean and variance `[n, P]`.
+    pub fn predict_f(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        check_inputs("Svgp::predict_f", &x, self.kernel.input_dim())?;
+        let luu = self.prior_factor()?;
+        self.conditional(x, luu)
+    }
+
+    /// As [`predict_f`](Self::predict_f) in chunks of `chunk` rows (bounded memory for large n).
+    pub fn predict_f_chunked(&self, x: Tensor<2>, chunk: usize) -> Result<(Tensor<2>, Tensor<2>)> {
+        let n = check_inputs("Svgp::predict_f_chunked", &x, self.kernel.input_dim())?;
+        let chunk = chunk.max(1);
+        let luu = self.prior_factor()?;
+        let mut means = Vec::new();
+        let mut vars = Vec::new();
+        let mut start = 0;
+        while start < n {
+            let end = (start + chunk).min(n);
+            let (m, v) = self.conditional(x.clone().slice([start..end]), luu.clone())?;
+            means.push(m);
+            vars.push(v);
+            start = end;
+        }
+        Ok((Tensor::cat(means, 0), Tensor::cat(vars, 0)))
+    }
+
+    /// Predictive mean and variance of `y` at `x` (class probabilities for classifiers).
+    pub fn predict_y(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        let (m, v) = self.predict_f(x)?;
+        Ok(self.likelihood.predict_mean_and_var(m, v))
+    }
+
+    /// `log p(yᵢ | data)` per test point `[n]`.
+    pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
+        let (m, v) = self.predict_f(x)?;
+        Ok(self.likelihood.predict_log_density(m, v, y))
+    }
+
+    /// The (minibatch) evidence lower bound `[1]`: the batch's expected log-likelihood scaled by
+    /// `N/|B|`, minus the KL divergence. Maximise it (minimise `-elbo`).
+    pub fn elbo(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
+        let n = check_inputs("Svgp::elbo", &x, self.kernel.input_dim())?;
+        check_targets("Svgp::elbo", &y, n, self.num_latent())?;
+        let (m, v) = self.predict_f(x)?;
+        let ve = self.likelihood.variational_expectations(m, v, y).sum().reshape([1]);
+        let scale = self.num_data as f64 / n as f64;
+        Ok(ve.mul_scalar(scale) - self.kl_divergence())
+    }
+}
+
+impl<K: Kernel, I: InducingVariables<K>> Svgp<K, I, Gaussian> {
+    /// Sets `q(v)` to its optimum for a Gaussian likelihood given all the data (Titsias 2009):
+    /// `S = (I + A Aᵀ/σ²)⁻¹`, `m = S A y / σ²` with `A = L_uu⁻¹ K_uf`. The ELBO then equals the
+    /// collapsed bound, and the exact log marginal likelihood when `Z = X`.
+    pub fn with_optimal_q(mut self, x: Tensor<2>, y: Tensor<2>) -> Result<Self> {
+        let n = check_inputs("Svgp::with_optimal_q", &x, self.kernel.input_dim())?;
+        let p = self.num_latent();
+        check_targets("Svgp::with_optimal_q", &y, n, p)?;
+        let device = x.device();
+        let mm = self.num_inducing();
+        let s2 = self.likelihood.variance.value().detach().unsqueeze::<2>(); // [1, 1]
+        let luu = self.prior_factor()?.detach();
+        let kuf = self.inducing.kuf(&self.kernel, x).detach();
+        let a = solve_triangular(luu, kuf, Triangle::Lower, false)?; // [M, n]
+        let prec = Tensor::<2>::eye(mm, &device) + a.clone().matmul(a.clone().transpose()) / s2.clone();
+        let r = cholesky(prec)?;
+        let r_inv = tri_inverse(r); // S = R⁻ᵀ R⁻¹
+        let s = r_inv.clone().transpose().matmul(r_inv.clone());
+        let mean = s.clone().matmul(a.matmul(y.detach()) / s2); // [M, P]
+        let lq = cholesky(s)?;
+        self.q_mu = Param::from_tensor(mean.transpose().detach());
+        self.q_sqrt = Param::from_tensor(lq.unsqueeze::<3>().repeat_dim(0, p).detach());
+        Ok(self)
+    }
+}
+
+/// Inducing inputs initialised at `m` rows of `x` chosen uniformly without replacement (seeded).
+pub fn inducing_subset(x: &[f64], n: usize, d: usize, m: usize, seed: u64) -> Result<Vec<f64>> {
+    use rand::{seq::SliceRandom, SeedableRng};
+    if m == 0 || m > n {
+        return Err(Error::invalid("m", format!("need 1 ≤ m ≤ n = {n}, got {m}")));
+    }
+    if x.len() != n * d {
+        return Err(Error::shape("inducing_subset", [n, d], [x.len()]));
+    }
+    let mut idx: Vec<usize> = (0..n).collect();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+    idx.shuffle(&mut rng);
+    let mut z = Vec::with_capacity(m * d);
+    for &i in &idx[..m] {
+        z.extend_from_slice(&x[i * d..(i + 1) * d]);
+    }
+    Ok(z)
+}
+
+/// Tensor from a row-major host matrix.
+pub fn matrix(values: Vec<f64>, rows: usize, cols: usize, device: &Device) -> Result<Tensor<2>> {
+    if values.len() != rows * cols {
+        return Err(Error::shape("matrix", [rows, cols], [values.len()]));
+    }
+    crate::error::check_finite("matrix", &values)?;
+    Ok(Tensor::from_data(TensorData::new(values, [rows, cols]), device))
+}

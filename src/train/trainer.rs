@@ -1,0 +1,101 @@
+//! A small minibatch trainer around Burn's Adam.
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::Tensor;
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::{seq::SliceRandom, SeedableRng};
+
+use super::{EpochRecord, History};
+use crate::error::{Error, Result};
+
+/// Optimisation settings.
+#[derive(Clone, Debug)]
+pub struct TrainConfig {
+    /// Number of passes over the data.
+    pub epochs: usize,
+    /// Minibatch size (the last batch of an epoch may be smaller).
+    pub batch_size: usize,
+    /// Adam learning rate.
+    pub lr: f64,
+    /// Seed of the minibatch shuffling.
+    pub seed: u64,
+    /// Show a progress bar on stderr.
+    pub progress: bool,
+}
+
+impl Default for TrainConfig {
+    fn default() -> Self {
+        Self { epochs: 10, batch_size: 256, lr: 0.01, seed: 0, progress: true }
+    }
+}
+
+/// Trains `model` by Adam on minibatches of `0..n`.
+///
+/// `loss(model, batch_indices)` returns the scalar to minimise (e.g. `−ELBO / N`);
+/// `evaluate(model, epoch)` is called after every epoch on the model without autodiff
+/// (`model.valid()`) and returns named metrics for the progress line and the [`History`].
+pub fn fit<M, F, E>(mut model: M, n: usize, config: &TrainConfig, mut loss: F, mut evaluate: E) -> Result<(M, History)>
+where
+    M: Module,
+    F: FnMut(&M, &[usize]) -> Result<Tensor<1>>,
+    E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
+{
+    if n == 0 {
+        return Err(Error::Empty { context: "training data".into() });
+    }
+    if config.batch_size == 0 {
+        return Err(Error::invalid("batch_size", "must be positive"));
+    }
+    if !(config.lr > 0.0 && config.lr.is_finite()) {
+        return Err(Error::invalid("lr", format!("must be positive, got {}", config.lr)));
+    }
+    let mut optim = AdamConfig::new().init();
+    let mut rng = rand::rngs::StdRng::seed_from_u64(config.seed);
+    let mut order: Vec<usize> = (0..n).collect();
+    let steps = n.div_ceil(config.batch_size);
+    let bar = if config.progress {
+        let b = ProgressBar::new((steps * config.epochs) as u64);
+        b.set_style(
+            ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar())
+                .progress_chars("=> "),
+        );
+        b
+    } else {
+        ProgressBar::hidden()
+    };
+    let start = Instant::now();
+    let mut history = History::default();
+    for epoch in 1..=config.epochs {
+        order.shuffle(&mut rng);
+        let t0 = Instant::now();
+        let mut total = 0.0;
+        for batch in order.chunks(config.batch_size) {
+            let l = loss(&model, batch)?;
+            let value = l.clone().into_scalar::<f64>();
+            if !value.is_finite() {
+                return Err(Error::invalid("objective", format!("became {value} at epoch {epoch}; try a smaller lr or more jitter")));
+            }
+            total += value * batch.len() as f64;
+            let grads = GradientsParams::from_grads(l.backward(), &model);
+            model = optim.step(config.lr, model, grads);
+            bar.inc(1);
+        }
+        let epoch_s = t0.elapsed().as_secs_f64();
+        let metrics = evaluate(&model.valid(), epoch)?;
+        let objective = total / n as f64;
+        let mut msg = format!("epoch {epoch}/{} obj {objective:.4}", config.epochs);
+        for (k, v) in &metrics {
+            msg.push_str(&format!(" {k} {v:.4}"));
+        }
+        bar.set_message(msg.clone());
+        if !config.progress {
+            eprintln!("{msg} ({:.2}s)", start.elapsed().as_secs_f64());
+        }
+        history.records.push(EpochRecord { epoch, objective, epoch_s, elapsed_s: start.elapsed().as_secs_f64(), metrics });
+    }
+    bar.finish();
+    Ok((model, history))
+}

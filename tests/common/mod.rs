@@ -1,0 +1,90 @@
+//! Helpers shared by the integration tests.
+#![allow(dead_code)]
+use burn::tensor::{Device, Tensor, TensorData};
+
+/// The default backend's device (f64 on CPU) with autodiff.
+pub fn ad_device() -> Device {
+    burn_gp::device::default_device().expect("device").autodiff()
+}
+
+/// The default backend's device without autodiff.
+pub fn device() -> Device {
+    burn_gp::device::default_device().expect("device")
+}
+
+/// True when the default device computes in f64.
+pub fn is_f64() -> bool {
+    burn_gp::device::precision(&device()) == burn_gp::device::Precision::F64
+}
+
+/// Tolerance by precision: `f64_tol` on CPU, `f32_tol` on GPU backends.
+pub fn tol(f64_tol: f64, f32_tol: f64) -> f64 {
+    if is_f64() {
+        f64_tol
+    } else {
+        f32_tol
+    }
+}
+
+/// Deterministic uniform(-1, 1) numbers.
+pub fn uniform(n: usize, seed: u64) -> Vec<f64> {
+    let mut s = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15).wrapping_add(1);
+    (0..n)
+        .map(|_| {
+            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+        })
+        .collect()
+}
+
+/// A `[r, c]` tensor from a row-major vector.
+pub fn t2(v: Vec<f64>, r: usize, c: usize, dev: &Device) -> Tensor<2> {
+    Tensor::from_data(TensorData::new(v, [r, c]), dev)
+}
+
+/// A `[b, r, c]` tensor from a row-major vector.
+pub fn t3(v: Vec<f64>, b: usize, r: usize, c: usize, dev: &Device) -> Tensor<3> {
+    Tensor::from_data(TensorData::new(v, [b, r, c]), dev)
+}
+
+/// Reads any tensor back as f64.
+pub fn host<const D: usize>(t: Tensor<D>) -> Vec<f64> {
+    t.into_data().convert::<f64>().try_into_vec::<f64>().unwrap()
+}
+
+/// Reads a one-element tensor.
+pub fn scalar<const D: usize>(t: Tensor<D>) -> f64 {
+    host(t)[0]
+}
+
+/// Max relative error `|a−b| / max(|b|, floor)`.
+pub fn max_rel_err(a: &[f64], b: &[f64], floor: f64) -> f64 {
+    assert_eq!(a.len(), b.len(), "length mismatch");
+    a.iter().zip(b).map(|(x, y)| (x - y).abs() / y.abs().max(floor)).fold(0.0, f64::max)
+}
+
+/// Central finite-difference gradient of `f` at `x`.
+pub fn fd_grad(x: &[f64], h: f64, mut f: impl FnMut(&[f64]) -> f64) -> Vec<f64> {
+    (0..x.len())
+        .map(|i| {
+            let mut p = x.to_vec();
+            p[i] += h;
+            let fp = f(&p);
+            p[i] -= 2.0 * h;
+            let fm = f(&p);
+            (fp - fm) / (2.0 * h)
+        })
+        .collect()
+}
+
+/// A random SPD matrix `X Xᵀ / c + I` (row-major n×n) built from `x` (n×c).
+pub fn spd_host(x: &[f64], n: usize, c: usize) -> Vec<f64> {
+    let mut a = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..n {
+            let s: f64 = (0..c).map(|k| x[i * c + k] * x[j * c + k]).sum();
+            a[i * n + j] = s / c as f64 + if i == j { 1.0 } else { 0.0 };
+        }
+    }
+    a
+}

@@ -1,0 +1,147 @@
+//! Linear algebra: values against closed forms, gradients against central finite differences.
+mod common;
+use burn::tensor::Tensor;
+use burn_gp::linalg::{cholesky, cholesky_solve, logdet_from_cholesky, solve_triangular, tri_inverse, Triangle};
+use burn_gp::Error;
+use common::*;
+
+/// SPD matrix from X as tensor ops, so gradients flow to X.
+fn spd(x: Tensor<2>) -> Tensor<2> {
+    let [n, c] = x.dims();
+    let dev = x.device();
+    x.clone().matmul(x.transpose()).div_scalar(c as f64) + Tensor::<2>::eye(n, &dev)
+}
+
+/// Checks d/dX Σ W ⊙ g(X) by autodiff against central differences.
+fn check_grad(n: usize, c: usize, seed: u64, g: impl Fn(Tensor<2>) -> Tensor<2>) -> f64 {
+    let ad = ad_device();
+    let base = device();
+    let xv = uniform(n * c, seed);
+    let out_shape = g(t2(xv.clone(), n, c, &base)).dims();
+    let wv = uniform(out_shape[0] * out_shape[1], seed + 100);
+    let x = t2(xv.clone(), n, c, &ad).require_grad();
+    let w = t2(wv.clone(), out_shape[0], out_shape[1], &ad);
+    let loss = (g(x.clone()) * w).sum();
+    let grads = loss.backward();
+    let auto = host(x.grad(&grads).expect("gradient"));
+    let w0 = t2(wv, out_shape[0], out_shape[1], &base);
+    let fd = fd_grad(&xv, 1e-6, |p| scalar((g(t2(p.to_vec(), n, c, &base)) * w0.clone()).sum()));
+    max_rel_err(&auto, &fd, 1e-3)
+}
+
+#[test]
+fn cholesky_matches_closed_form_2x2() {
+    let dev = device();
+    let a = t2(vec![4.0, 2.0, 2.0, 3.0], 2, 2, &dev);
+    let l = host(cholesky(a).unwrap());
+    let expect = [2.0, 0.0, 1.0, 2f64.sqrt()];
+    assert!(max_rel_err(&l, &expect, 1.0) < tol(1e-14, 1e-6), "{l:?}");
+}
+
+#[test]
+fn cholesky_gradient_matches_finite_differences() {
+    if !is_f64() {
+        return; // finite differences are meaningless in f32
+    }
+    let err = check_grad(6, 8, 7, |x| cholesky(spd(x)).unwrap());
+    assert!(err < 1e-6, "relative error {err}");
+}
+
+#[test]
+fn tri_inverse_and_solves_gradients_match_finite_differences() {
+    if !is_f64() {
+        return;
+    }
+    let b_cols = 3;
+    let rhs = |n: usize, dev: &burn::tensor::Device| t2(uniform(n * b_cols, 5), n, b_cols, dev);
+    let e1 = check_grad(5, 7, 11, |x| tri_inverse(cholesky(spd(x)).unwrap()));
+    assert!(e1 < 1e-6, "tri_inverse {e1}");
+    for (tri, trans) in [(Triangle::Lower, false), (Triangle::Lower, true), (Triangle::Upper, false), (Triangle::Upper, true)] {
+        let e = check_grad(5, 7, 13, |x| {
+            let dev = x.device();
+            let l = cholesky(spd(x)).unwrap();
+            let t = if tri == Triangle::Upper { l.transpose() } else { l };
+            solve_triangular(t, rhs(5, &dev), tri, trans).unwrap()
+        });
+        assert!(e < 1e-6, "solve_triangular {tri:?} trans={trans}: {e}");
+    }
+    // gradient with respect to the right-hand side
+    let l_fixed = {
+        let base = device();
+        host(cholesky(spd(t2(uniform(35, 17), 5, 7, &base))).unwrap())
+    };
+    let e_b = check_grad(5, 3, 19, |b| {
+        let l = t2(l_fixed.clone(), 5, 5, &b.device());
+        solve_triangular(l, b, Triangle::Lower, true).unwrap()
+    });
+    assert!(e_b < 1e-6, "d/dB {e_b}");
+    let e_cs = check_grad(5, 7, 23, |x| {
+        let dev = x.device();
+        cholesky_solve(cholesky(spd(x)).unwrap(), rhs(5, &dev)).unwrap()
+    });
+    assert!(e_cs < 1e-6, "cholesky_solve {e_cs}");
+    let e_ld = check_grad(6, 4, 29, |x| logdet_from_cholesky(cholesky(spd(x)).unwrap()).reshape([1, 1]));
+    assert!(e_ld < 1e-6, "logdet {e_ld}");
+}
+
+#[test]
+fn solves_invert_their_products() {
+    let dev = device();
+    let n = 9;
+    let a = spd_host(&uniform(n * 12, 3), n, 12);
+    let at = t2(a.clone(), n, n, &dev);
+    let l = cholesky(at.clone()).unwrap();
+    let recon = host(l.clone().matmul(l.clone().transpose()));
+    assert!(max_rel_err(&recon, &a, 1.0) < tol(1e-12, 1e-5));
+    let b = t2(uniform(n * 4, 8), n, 4, &dev);
+    let x = cholesky_solve(l.clone(), b.clone()).unwrap();
+    let back = host(at.matmul(x));
+    assert!(max_rel_err(&back, &host(b.clone()), 1.0) < tol(1e-11, 1e-4));
+    let y = solve_triangular(l.clone().transpose(), b.clone(), Triangle::Upper, false).unwrap();
+    let back = host(l.transpose().matmul(y));
+    assert!(max_rel_err(&back, &host(b), 1.0) < tol(1e-11, 1e-4));
+    // log det against the product of pivots from an independent 2x2 case
+    let l2 = cholesky(t2(vec![4.0, 2.0, 2.0, 3.0], 2, 2, &dev)).unwrap();
+    let ld = scalar(logdet_from_cholesky(l2));
+    assert!((ld - 8f64.ln()).abs() < tol(1e-13, 1e-5));
+}
+
+#[test]
+fn batched_cholesky_equals_per_matrix() {
+    let dev = device();
+    let n = 5;
+    let a1 = spd_host(&uniform(n * 6, 1), n, 6);
+    let a2 = spd_host(&uniform(n * 6, 2), n, 6);
+    let batch = t3([a1.clone(), a2.clone()].concat(), 2, n, n, &dev);
+    let lb = host(cholesky(batch).unwrap());
+    let l1 = host(cholesky(t2(a1, n, n, &dev)).unwrap());
+    let l2 = host(cholesky(t2(a2, n, n, &dev)).unwrap());
+    assert!(max_rel_err(&lb, &[l1, l2].concat(), 1.0) < 1e-12);
+}
+
+#[test]
+fn bad_inputs_give_typed_errors() {
+    let dev = device();
+    let indefinite = t2(vec![1.0, 0.0, 0.0, -3.0], 2, 2, &dev);
+    match cholesky(indefinite) {
+        Err(Error::NotPositiveDefinite { n: 2, .. }) => {}
+        other => panic!("expected NotPositiveDefinite, got {other:?}"),
+    }
+    let nan = t2(vec![1.0, f64::NAN, f64::NAN, 1.0], 2, 2, &dev);
+    assert!(matches!(cholesky(nan), Err(Error::NonFinite { .. })));
+    let rect = t2(vec![1.0; 6], 2, 3, &dev);
+    assert!(matches!(cholesky(rect), Err(Error::ShapeMismatch { .. })));
+    let l = t2(vec![1.0, 0.0, 0.5, 1.0], 2, 2, &dev);
+    let b = t2(vec![1.0; 3], 3, 1, &dev);
+    assert!(matches!(solve_triangular(l, b, Triangle::Lower, false), Err(Error::ShapeMismatch { .. })));
+}
+
+#[test]
+fn singular_matrix_is_rescued_by_jitter() {
+    let dev = device();
+    let v = [1.0, 2.0, 3.0];
+    let a: Vec<f64> = (0..9).map(|k| v[k / 3] * v[k % 3]).collect();
+    let (l, jit) = burn_gp::linalg::cholesky_with_jitter(t2(a, 3, 3, &dev)).unwrap();
+    assert!(jit[0] > 0.0 && jit[0] <= 1e-2 * 14.0 / 3.0);
+    assert!(host(l).iter().all(|v| v.is_finite()));
+}
