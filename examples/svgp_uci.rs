@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use burn::tensor::{Int, Tensor, TensorData};
-use burn_gp::data::{data_root, load_uci, Standardiser};
+use burn_gp::data::{data_root, load_uci, Standardiser, TargetStandardiser};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::Gaussian;
@@ -78,11 +78,10 @@ fn run(args: Args) -> burn_gp::Result<()> {
     let (train, test) = (split.train, split.test);
     let (n, d) = (train.n, train.d);
     let xs = Standardiser::fit(&train.x, n, d)?;
-    let ys = Standardiser::fit(&train.y, n, 1)?;
+    let ys = TargetStandardiser::fit(&train.y)?;
     let x_train = xs.transform(&train.x)?;
-    let y_train = ys.transform(&train.y)?;
+    let y_train = ys.transform(&train.y);
     let x_test = xs.transform(&test.x)?;
-    let (y_mean, y_std) = (ys.mean()[0], ys.std()[0]);
 
     let xt = matrix(x_train.clone(), n, d, &dev)?;
     let yt = matrix(y_train, n, 1, &dev)?;
@@ -98,10 +97,8 @@ fn run(args: Args) -> burn_gp::Result<()> {
     let y_test = test.y.clone();
     let evaluate = |m: &burn_gp::models::Svgp<Rbf, InducingPoints, Gaussian>, _epoch: usize| {
         let (mean, var) = m.predict_y(x_eval.clone())?;
-        let mean = host(mean);
-        let var = host(var);
-        let mu: Vec<f64> = mean.iter().map(|v| v * y_std + y_mean).collect();
-        let s2: Vec<f64> = var.iter().map(|v| v * y_std * y_std).collect();
+        let mu = ys.inverse_mean(&host(mean));
+        let s2 = ys.inverse_var(&host(var));
         let rmse = burn_gp::metrics::rmse(&mu, &y_test)?;
         let ll = burn_gp::metrics::gaussian_log_likelihood(&mu, &s2, &y_test)?;
         Ok(vec![("rmse".to_string(), rmse), ("test_ll".to_string(), ll)])
@@ -124,7 +121,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
     }
     let rmse = history.last_metric("rmse").unwrap_or(f64::NAN);
     let test_ll = history.last_metric("test_ll").unwrap_or(f64::NAN);
-    let noise = model.likelihood.variance.to_vec()[0] * y_std * y_std;
+    let noise = ys.inverse_var(&model.likelihood.variance.to_vec())[0];
     println!("SVGP on {} split {} (n_train={n}, n_test={}, d={d}, M={}, backend={backend})", args.dataset, args.split, test.n, args.m);
     println!("| metric | value |");
     println!("|---|---|");

@@ -1,1 +1,384 @@
-//! Metrics (in progress).
+//! Predictive-performance metrics, computed on the host from plain slices: regression (RMSE,
+//! MAE, Gaussian test log-likelihood) and classification (accuracy, NLL, Brier score, expected
+//! calibration error, ROC-AUC).
+//!
+//! Class probabilities are row-major `n × k` (`probs[i * k + c] = p(y_i = c)`); each row must be
+//! non-negative and sum to 1 within [`PROB_SUM_TOL`]. Every metric returns a [`Result`]: length
+//! mismatches are [`Error::ShapeMismatch`], empty inputs [`Error::Empty`], NaN/Inf
+//! [`Error::NonFinite`], labels `≥ k` [`Error::LabelOutOfRange`].
+use crate::data::check_labels;
+use crate::error::{check_finite, Error, Result};
+
+/// How far a row of class probabilities may sum from 1 (allows f32 round-off).
+pub const PROB_SUM_TOL: f64 = 1e-3;
+
+/// Checks two paired inputs have the same, non-zero length; returns it.
+fn paired(context: &str, a: &[f64], b: usize) -> Result<usize> {
+    if a.len() != b {
+        return Err(Error::shape(context, a.len(), b));
+    }
+    if b == 0 {
+        return Err(Error::Empty {
+            context: context.to_string(),
+        });
+    }
+    Ok(b)
+}
+
+/// Checks regression predictions against targets: equal non-zero lengths, all finite.
+fn regression_inputs(context: &str, pred: &[f64], y: &[f64]) -> Result<usize> {
+    let n = paired(context, pred, y.len())?;
+    check_finite(&format!("{context} predictions"), pred)?;
+    check_finite(&format!("{context} targets"), y)?;
+    Ok(n)
+}
+
+/// Root mean squared error `√(mean (pred − y)²)`.
+pub fn rmse(pred: &[f64], y: &[f64]) -> Result<f64> {
+    let n = regression_inputs("rmse", pred, y)?;
+    Ok((pred
+        .iter()
+        .zip(y)
+        .map(|(p, t)| (p - t) * (p - t))
+        .sum::<f64>()
+        / n as f64)
+        .sqrt())
+}
+
+/// Mean absolute error `mean |pred − y|`.
+pub fn mae(pred: &[f64], y: &[f64]) -> Result<f64> {
+    let n = regression_inputs("mae", pred, y)?;
+    Ok(pred.iter().zip(y).map(|(p, t)| (p - t).abs()).sum::<f64>() / n as f64)
+}
+
+/// Mean over points of `log N(y | mean, var)` (the test log-likelihood of a Gaussian predictive);
+/// a variance that is not positive is [`Error::InvalidArgument`].
+pub fn gaussian_log_likelihood(mean: &[f64], var: &[f64], y: &[f64]) -> Result<f64> {
+    let n = regression_inputs("gaussian_log_likelihood", mean, y)?;
+    paired("gaussian_log_likelihood variances", var, n)?;
+    check_finite("gaussian_log_likelihood variances", var)?;
+    if let Some(i) = var.iter().position(|&v| v <= 0.0) {
+        return Err(Error::invalid(
+            "var",
+            format!("variance {} at index {i} is not positive", var[i]),
+        ));
+    }
+    let ln_2pi = (2.0 * std::f64::consts::PI).ln();
+    let total: f64 = mean
+        .iter()
+        .zip(var)
+        .zip(y)
+        .map(|((m, v), t)| -0.5 * (ln_2pi + v.ln() + (t - m) * (t - m) / v))
+        .sum();
+    Ok(total / n as f64)
+}
+
+/// Checks class probabilities (`n × k`, rows non-negative and summing to 1) and labels; returns `n`.
+fn class_inputs(context: &str, probs: &[f64], k: usize, labels: &[usize]) -> Result<usize> {
+    if k == 0 {
+        return Err(Error::invalid(
+            "k",
+            format!("{context}: need at least one class"),
+        ));
+    }
+    let n = labels.len();
+    if n == 0 {
+        return Err(Error::Empty {
+            context: context.to_string(),
+        });
+    }
+    if n.checked_mul(k) != Some(probs.len()) {
+        return Err(Error::shape(
+            &format!("{context} probs (n × k)"),
+            [n, k],
+            probs.len(),
+        ));
+    }
+    check_finite(&format!("{context} probs"), probs)?;
+    if let Some(i) = probs.iter().position(|&p| p < 0.0) {
+        return Err(Error::invalid(
+            "probs",
+            format!(
+                "{context}: probability {} at flat index {i} is negative",
+                probs[i]
+            ),
+        ));
+    }
+    for (i, row) in probs.chunks_exact(k).enumerate() {
+        let sum: f64 = row.iter().sum();
+        if (sum - 1.0).abs() > PROB_SUM_TOL {
+            return Err(Error::invalid(
+                "probs",
+                format!("{context}: row {i} sums to {sum}, not 1"),
+            ));
+        }
+    }
+    check_labels(&format!("{context} labels"), labels.iter().copied(), k)?;
+    Ok(n)
+}
+
+/// Index of the largest value (the first on ties).
+fn argmax(row: &[f64]) -> usize {
+    row.iter()
+        .enumerate()
+        .fold(0, |best, (c, &p)| if p > row[best] { c } else { best })
+}
+
+/// Fraction of points whose most probable class (the first on ties) is the label.
+pub fn accuracy(probs: &[f64], k: usize, labels: &[usize]) -> Result<f64> {
+    let n = class_inputs("accuracy", probs, k, labels)?;
+    let correct = probs
+        .chunks_exact(k)
+        .zip(labels)
+        .filter(|(row, &y)| argmax(row) == y)
+        .count();
+    Ok(correct as f64 / n as f64)
+}
+
+/// Mean negative log predictive probability of the label, `mean −ln p(y_i)` (`+∞` if some
+/// label has probability 0).
+pub fn nll(probs: &[f64], k: usize, labels: &[usize]) -> Result<f64> {
+    let n = class_inputs("nll", probs, k, labels)?;
+    Ok(probs
+        .chunks_exact(k)
+        .zip(labels)
+        .map(|(row, &y)| -row[y].ln())
+        .sum::<f64>()
+        / n as f64)
+}
+
+/// Brier score: mean over points of `Σ_c (p_c − 1[c = y])²` (0 is perfect, 2 the worst).
+pub fn brier(probs: &[f64], k: usize, labels: &[usize]) -> Result<f64> {
+    let n = class_inputs("brier", probs, k, labels)?;
+    let total: f64 = probs
+        .chunks_exact(k)
+        .zip(labels)
+        .map(|(row, &y)| {
+            row.iter()
+                .enumerate()
+                .map(|(c, &p)| (p - f64::from(c == y)).powi(2))
+                .sum::<f64>()
+        })
+        .sum();
+    Ok(total / n as f64)
+}
+
+/// The equal-width bin of confidence `conf ∈ [0, 1]`: bin `b` holds `(b/B, (b+1)/B]`, and 0 goes to bin 0.
+fn confidence_bin(conf: f64, bins: usize) -> usize {
+    let b_f = bins as f64;
+    let mut b = ((conf * b_f).ceil() as usize)
+        .saturating_sub(1)
+        .min(bins - 1);
+    // Correct the product's round-off so the bin edges are exactly b/B.
+    if b > 0 && conf <= b as f64 / b_f {
+        b -= 1;
+    } else if b + 1 < bins && conf > (b + 1) as f64 / b_f {
+        b += 1;
+    }
+    b
+}
+
+/// Expected calibration error of the top-class confidence over `bins` equal-width bins
+/// (Guo et al. 2017): `Σ_b (|B_b| / n) · |accuracy(B_b) − mean confidence(B_b)|`, bin `b`
+/// holding confidences in `(b/B, (b+1)/B]`.
+pub fn ece(probs: &[f64], k: usize, labels: &[usize], bins: usize) -> Result<f64> {
+    if bins == 0 {
+        return Err(Error::invalid("bins", "need at least one bin"));
+    }
+    let n = class_inputs("ece", probs, k, labels)?;
+    let mut count = vec![0usize; bins];
+    let mut correct = vec![0.0; bins];
+    let mut confidence = vec![0.0; bins];
+    for (row, &y) in probs.chunks_exact(k).zip(labels) {
+        let pred = argmax(row);
+        let conf = row[pred].min(1.0);
+        let b = confidence_bin(conf, bins);
+        count[b] += 1;
+        correct[b] += f64::from(pred == y);
+        confidence[b] += conf;
+    }
+    let gap: f64 = (0..bins)
+        .filter(|&b| count[b] > 0)
+        .map(|b| (correct[b] - confidence[b]).abs())
+        .sum();
+    Ok(gap / n as f64)
+}
+
+/// Area under the ROC curve of `scores` (higher means more likely positive) for binary
+/// `labels`, by the Mann–Whitney statistic with tied scores given their average rank; needs at
+/// least one positive and one negative ([`Error::InvalidArgument`] otherwise).
+pub fn roc_auc(scores: &[f64], labels: &[bool]) -> Result<f64> {
+    paired("roc_auc", scores, labels.len())?;
+    check_finite("roc_auc scores", scores)?;
+    let n_pos = labels.iter().filter(|&&l| l).count();
+    let n_neg = labels.len() - n_pos;
+    if n_pos == 0 || n_neg == 0 {
+        return Err(Error::invalid(
+            "labels",
+            format!("roc_auc needs both classes, got {n_pos} positive and {n_neg} negative"),
+        ));
+    }
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
+    let mut positive_rank_sum = 0.0;
+    let mut start = 0;
+    while start < order.len() {
+        let tied = order[start..]
+            .iter()
+            .take_while(|&&i| scores[i] == scores[order[start]])
+            .count();
+        // Ranks start..start+tied (0-based) share the 1-based average rank.
+        let average_rank = start as f64 + (tied as f64 + 1.0) / 2.0;
+        let positives = order[start..start + tied]
+            .iter()
+            .filter(|&&i| labels[i])
+            .count();
+        positive_rank_sum += positives as f64 * average_rank;
+        start += tied;
+    }
+    let (p, q) = (n_pos as f64, n_neg as f64);
+    Ok((positive_rank_sum - p * (p + 1.0) / 2.0) / (p * q))
+}
+
+/// Two-class probability rows `[1 − p, p]` from probabilities of the positive class, for the
+/// multi-class metrics with `k = 2`; a `p` outside `[0, 1]` is [`Error::InvalidArgument`].
+pub fn binary_probs(p_positive: &[f64]) -> Result<Vec<f64>> {
+    check_finite("binary_probs", p_positive)?;
+    if let Some(i) = p_positive.iter().position(|p| !(0.0..=1.0).contains(p)) {
+        return Err(Error::invalid(
+            "p_positive",
+            format!("{} at index {i} is not a probability", p_positive[i]),
+        ));
+    }
+    Ok(p_positive.iter().flat_map(|&p| [1.0 - p, p]).collect())
+}
+
+/// Class indices (`false` → 0, `true` → 1) from binary labels, for the metrics with `k = 2`.
+pub fn binary_labels(labels: &[bool]) -> Vec<usize> {
+    labels.iter().map(|&l| usize::from(l)).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn confidence_bins_have_exact_edges() {
+        assert_eq!(confidence_bin(0.0, 10), 0);
+        assert_eq!(confidence_bin(0.05, 10), 0);
+        assert_eq!(confidence_bin(0.1, 10), 0);
+        assert_eq!(confidence_bin(0.3, 10), 2);
+        assert_eq!(confidence_bin(0.30000000000000004, 10), 3);
+        assert_eq!(confidence_bin(0.7, 10), 6);
+        assert_eq!(confidence_bin(1.0, 10), 9);
+        assert_eq!(confidence_bin(0.5, 1), 0);
+        for b in 1..=20 {
+            let edge = b as f64 / 20.0;
+            assert_eq!(confidence_bin(edge, 20), b - 1, "edge {edge}");
+            assert_eq!(
+                confidence_bin(edge + 1e-12, 20).min(19),
+                b.min(19),
+                "just above {edge}"
+            );
+        }
+    }
+
+    #[test]
+    fn argmax_takes_first_on_ties() {
+        assert_eq!(argmax(&[0.2, 0.4, 0.4]), 1);
+        assert_eq!(argmax(&[0.5, 0.5]), 0);
+    }
+
+    #[test]
+    fn regression_inputs_are_checked() {
+        assert!(matches!(
+            rmse(&[1.0], &[1.0, 2.0]),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(rmse(&[], &[]), Err(Error::Empty { .. })));
+        assert!(matches!(
+            mae(&[f64::NAN], &[1.0]),
+            Err(Error::NonFinite { .. })
+        ));
+        assert!(matches!(
+            gaussian_log_likelihood(&[0.0], &[0.0], &[0.0]),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            gaussian_log_likelihood(&[0.0], &[1.0, 1.0], &[0.0]),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(
+            gaussian_log_likelihood(&[0.0], &[f64::INFINITY], &[0.0]),
+            Err(Error::NonFinite { .. })
+        ));
+    }
+
+    #[test]
+    fn class_inputs_are_checked() {
+        let probs = [0.5, 0.5, 0.9, 0.1];
+        assert!(matches!(
+            accuracy(&probs, 2, &[0]),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(accuracy(&[], 2, &[]), Err(Error::Empty { .. })));
+        assert!(matches!(
+            accuracy(&probs, 0, &[0, 0]),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            nll(&probs, 2, &[0, 2]),
+            Err(Error::LabelOutOfRange {
+                label: 2,
+                num_classes: 2,
+                ..
+            })
+        ));
+        assert!(matches!(
+            brier(&[0.5, 0.6, 0.9, 0.1], 2, &[0, 0]),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            brier(&[1.5, -0.5], 2, &[0]),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            ece(&probs, 2, &[0, 0], 0),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            ece(&[f64::NAN, 1.0], 2, &[0], 5),
+            Err(Error::NonFinite { .. })
+        ));
+    }
+
+    #[test]
+    fn roc_auc_inputs_are_checked() {
+        assert!(matches!(
+            roc_auc(&[0.1, 0.2], &[true, true]),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert!(matches!(
+            roc_auc(&[0.1], &[true, false]),
+            Err(Error::ShapeMismatch { .. })
+        ));
+        assert!(matches!(roc_auc(&[], &[]), Err(Error::Empty { .. })));
+        assert!(matches!(
+            roc_auc(&[f64::NAN, 0.0], &[true, false]),
+            Err(Error::NonFinite { .. })
+        ));
+    }
+
+    #[test]
+    fn binary_helpers() {
+        assert_eq!(
+            binary_probs(&[0.25, 1.0]).unwrap(),
+            vec![0.75, 0.25, 0.0, 1.0]
+        );
+        assert!(matches!(
+            binary_probs(&[1.5]),
+            Err(Error::InvalidArgument { .. })
+        ));
+        assert_eq!(binary_labels(&[true, false]), vec![1, 0]);
+    }
+}

@@ -15,7 +15,8 @@ fn stationary_kernels_match_closed_forms() {
     let xb = uniform(m * d, 2);
     let ls = [0.5, 1.0, 2.0];
     let var = 1.7;
-    let cases: Vec<(Box<dyn Fn(f64) -> f64>, Box<dyn Fn() -> Vec<f64>>)> = vec![
+    type Case<'a> = (Box<dyn Fn(f64) -> f64 + 'a>, Box<dyn Fn() -> Vec<f64> + 'a>);
+    let cases: Vec<Case> = vec![
         (
             Box::new(|r2: f64| var * (-0.5 * r2).exp()),
             Box::new(|| host(Rbf::new(&ls, var, &dev).unwrap().k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)))),

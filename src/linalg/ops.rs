@@ -32,7 +32,7 @@ pub(crate) fn batch_dims(shape: &Shape) -> (usize, usize, usize) {
     let r = shape[d - 2];
     let c = shape[d - 1];
     let total = shape.num_elements();
-    (if r * c == 0 { 0 } else { total / (r * c) }, r, c)
+    (total.checked_div(r * c).unwrap_or(0), r, c)
 }
 
 /// Custom linear-algebra ops for every enabled backend (host f64 forward).

@@ -132,7 +132,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         let mut start = 0;
         while start < n {
             let end = (start + chunk).min(n);
-            let (m, v) = self.conditional(x.clone().slice([start..end]), luu.clone())?;
+            let (m, v) = self.conditional(x.clone().narrow(0, start, end - start), luu.clone())?;
             means.push(m);
             vars.push(v);
             start = end;

@@ -40,7 +40,7 @@ fn laplace_continued_fraction(x: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use super::{CONTINUED_FRACTION_FROM, erfcx};
+    use super::{erfcx, CONTINUED_FRACTION_FROM};
     use crate::special::test_util::{check_table, rel_err};
 
     /// `(x, exp(x²)·erfc(x))`, mpmath at 50 digits.

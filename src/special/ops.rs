@@ -4,7 +4,7 @@
 //! Forward values are computed on the host in f64 by the scalar functions of [`super`] (one
 //! device→host→device copy per call, in the tensor's own dtype), so they keep the scalar
 //! functions' accuracy on every backend, in f32 too. The autodiff implementation records each op
-//! with a [`Backward`] whose gradient is again a host op, so gradients are exact to the same
+//! with a `Backward` whose gradient is again a host op, so gradients are exact to the same
 //! accuracy: `d ln Φ(z)/dz = λ(z)` and `dλ(z)/dz = −λ(z)(z + λ(z))`, with `λ = φ/Φ`.
 use burn::backend::{backend_extension, tensor::FloatTensor, Backend, TensorMetadata};
 use burn::tensor::TensorData;
@@ -97,7 +97,10 @@ mod autodiff {
 
     impl<B: Backend + GpSpecialOps, C: CheckpointStrategy> GpSpecialOps for Autodiff<B, C> {
         fn log_ndtr(z: FloatTensor<Self>) -> FloatTensor<Self> {
-            let prep = LogNdtrBackward.prepare::<C>([z.node()]).compute_bound().stateful();
+            let prep = LogNdtrBackward
+                .prepare::<C>([z.node()])
+                .compute_bound()
+                .stateful();
             let z = z.into_primitive();
             match prep {
                 OpsKind::Tracked(prep) => prep.finish(z.clone(), B::log_ndtr(z)),
@@ -106,7 +109,10 @@ mod autodiff {
         }
 
         fn inv_mills(z: FloatTensor<Self>) -> FloatTensor<Self> {
-            let prep = InvMillsBackward.prepare::<C>([z.node()]).compute_bound().stateful();
+            let prep = InvMillsBackward
+                .prepare::<C>([z.node()])
+                .compute_bound()
+                .stateful();
             let z = z.into_primitive();
             match prep {
                 OpsKind::Tracked(prep) => {

@@ -32,8 +32,10 @@ pub fn norm_cdf<const D: usize>(z: Tensor<D>) -> Tensor<D> {
 /// size 1 (as Burn's `sum_dim`). Differentiable (gradient: the softmax along `dim`).
 ///
 /// The maximum along `dim` is subtracted before exponentiating, so large and very negative
-/// inputs neither overflow nor underflow. A slice that is all `−∞` gives `−∞`, one containing
-/// `+∞` gives `+∞`, and one containing NaN gives NaN. Panics if `dim ≥ D`.
+/// inputs neither overflow nor underflow; the result is accurate to a few ulp of
+/// `max(|result|, 1)` (the host [`super::log_sum_exp`] is also relatively accurate near 0).
+/// A slice that is all `−∞` gives `−∞`, one containing `+∞` gives `+∞`, and one containing NaN
+/// gives NaN. Panics if `dim ≥ D`.
 pub fn log_sum_exp_dim<const D: usize>(x: Tensor<D>, dim: usize) -> Tensor<D> {
     let max = x.clone().max_dim(dim).detach();
     // Infinite or NaN maxima are not subtracted: exp/sum/log then produce the right ±∞ or NaN.
