@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use burn::tensor::{Int, Tensor, TensorData};
+use burn::tensor::Tensor;
 use burn_gp::data::{data_root, load_uci, Standardiser, TargetStandardiser};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
@@ -108,11 +108,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
         model,
         n,
         &config,
-        |m, idx| {
-            let ids = Tensor::<1, Int>::from_data(TensorData::new(idx.iter().map(|&i| i as i64).collect::<Vec<_>>(), [idx.len()]), &dev);
-            let elbo = m.elbo(xt.clone().select(0, ids.clone()), yt.clone().select(0, ids))?;
-            Ok(elbo.neg().div_scalar(n as f64))
-        },
+        |m, idx| m.minibatch_loss(&xt, &yt, idx),
         evaluate,
     )?;
     let total_s = t0.elapsed().as_secs_f64();

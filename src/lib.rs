@@ -6,6 +6,8 @@
 //! `flex`/`ndarray` in f64, GPU `wgpu`/`cuda` in f32) is a cargo feature, see [`device`].
 #![warn(missing_docs)]
 
+mod macros;
+
 pub mod data;
 pub mod device;
 pub mod error;

@@ -1,30 +1,16 @@
 //! Loaders on the real files in the data directory (skipped when there is none, unless
 //! `BURN_GP_REQUIRE_DATA=1`), plus CIFAR-10 on a small synthetic copy.
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use burn_gp::data::{
-    data_root, load_breast_cancer, load_cifar10, load_diabetes, load_digits, load_iris, load_mnist,
+    load_breast_cancer, load_cifar10, load_diabetes, load_digits, load_iris, load_mnist,
     load_pmlb_classification, load_pmlb_regression, load_uci, load_wine, uci_num_splits,
     MnistVariant, Standardiser, Subset, CIFAR10_FOLDER, CIFAR10_RECORD_BYTES, UCI_DATASETS,
 };
 use burn_gp::Error;
 
-/// Whether CI demands the real data (`BURN_GP_REQUIRE_DATA=1`).
-fn data_required() -> bool {
-    std::env::var("BURN_GP_REQUIRE_DATA").is_ok_and(|v| v == "1")
-}
-
-/// The data directory, or `None` (after saying so) when there is none and it is not required.
-fn root() -> Option<PathBuf> {
-    match data_root(None) {
-        Ok(root) => Some(root),
-        Err(e) if !data_required() => {
-            eprintln!("skipping real-data test: {e}");
-            None
-        }
-        Err(e) => panic!("BURN_GP_REQUIRE_DATA=1 but no data directory: {e}"),
-    }
-}
+mod common;
+use common::data_root_or_skip as root;
 
 #[test]
 fn mnist_train_and_test_match_the_published_counts() {

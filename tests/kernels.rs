@@ -113,7 +113,7 @@ fn kernel_matrices_are_positive_definite_and_hyperparameter_gradients_are_right(
     let kern = Matern::new(MaternNu::ThreeHalves, &ls, 1.3, &ad).unwrap();
     let s = kern.k(t2(xv.clone(), 8, 2, &ad), t2(xv.clone(), 8, 2, &ad)).sum();
     let g = s.backward();
-    let graw = host(kern.lengthscales.raw().grad(&g).expect("gradient of raw lengthscales"));
+    let graw = host(kern.params.lengthscales.raw().grad(&g).expect("gradient of raw lengthscales"));
     // chain rule through softplus: dℓ/draw = sigmoid(raw) = 1 − exp(−ℓ)
     let auto: Vec<f64> = graw.iter().zip(&ls).map(|(g, l)| g / (1.0 - (-l).exp())).collect();
     let base = device();

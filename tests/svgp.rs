@@ -145,14 +145,7 @@ fn adam_training_increases_the_elbo_and_approaches_the_exact_gp() {
         model,
         data.n,
         &cfg,
-        |m, idx| {
-            let ids = Tensor::<1, burn::tensor::Int>::from_data(
-                burn::tensor::TensorData::new(idx.iter().map(|&i| i as i64).collect::<Vec<_>>(), [idx.len()]),
-                &xi.device(),
-            );
-            let e = m.elbo(xi.clone().select(0, ids.clone()), yi.clone().select(0, ids))?;
-            Ok(e.neg().div_scalar(data.n as f64))
-        },
+        |m, idx| m.minibatch_loss(&xi, &yi, idx),
         |_, _| Ok(vec![]),
     )
     .unwrap();

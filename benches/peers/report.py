@@ -104,6 +104,7 @@ def main() -> None:
                 "test_ll": r["result"] and r["result"]["test_ll"],
                 "ours_over_peer_epoch_s": r["ours_over_peer_epoch_s"] if name != "ours" else None,
                 "versions": (r["result"] or {}).get("versions"),
+                "backend": (r["result"] or {}).get("backend"),
             }
             for name, r in results.items()
         },

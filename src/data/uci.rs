@@ -237,12 +237,6 @@ mod tests {
             matches!(err, Error::Empty { ref context } if context.contains("index_test_0.txt")),
             "{err}"
         );
-        write_file(&toy_dir(&root), "index_test_0.txt", b"4\n2\n");
-        let err = load_uci(&root, "toy", 0).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("twice")),
-            "{err}"
-        );
     }
 
     #[test]

@@ -2,7 +2,7 @@
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 
-use super::{distance::scaled_square_distance, Kernel, Positive};
+use super::{Kernel, Stationary};
 use crate::error::Result;
 
 /// The smoothness ν of a Matérn kernel.
@@ -20,10 +20,8 @@ pub enum MaternNu {
 /// `f_{5/2} = (1+√5r+5r²/3)e^{−√5r}`.
 #[derive(Module, Debug)]
 pub struct Matern {
-    /// Per-dimension lengthscales ℓ.
-    pub lengthscales: Positive,
-    /// Signal variance σ².
-    pub variance: Positive,
+    /// Lengthscales and variance.
+    pub params: Stationary,
     /// Smoothness.
     #[module(skip)]
     pub nu: MaternNu,
@@ -32,18 +30,14 @@ pub struct Matern {
 impl Matern {
     /// A Matérn kernel of smoothness `nu` with the given lengthscales and variance.
     pub fn new(nu: MaternNu, lengthscales: &[f64], variance: f64, device: &Device) -> Result<Self> {
-        Ok(Self {
-            lengthscales: Positive::new("lengthscales", lengthscales, device)?,
-            variance: Positive::new("variance", &[variance], device)?,
-            nu,
-        })
+        Ok(Self { params: Stationary::new(lengthscales, variance, device)?, nu })
     }
 }
 
 impl Kernel for Matern {
     fn k(&self, x: Tensor<2>, x2: Tensor<2>) -> Tensor<2> {
         // sqrt is clamped away from 0 so its gradient stays finite on the diagonal.
-        let r = scaled_square_distance(x, x2, self.lengthscales.value()).clamp_min(1e-36).sqrt();
+        let r = self.params.square_distance(x, x2).clamp_min(1e-36).sqrt();
         let shape = match self.nu {
             MaternNu::Half => r.neg().exp(),
             MaternNu::ThreeHalves => {
@@ -56,14 +50,12 @@ impl Kernel for Matern {
                 poly * s.neg().exp()
             }
         };
-        shape * self.variance.value().unsqueeze::<2>()
+        self.params.scale(shape)
     }
     fn k_diag(&self, x: Tensor<2>) -> Tensor<1> {
-        let n = x.dims()[0];
-        self.variance.value().expand([n])
+        self.params.diag(&x)
     }
     fn input_dim(&self) -> Option<usize> {
-        let d = self.lengthscales.len();
-        (d > 1).then_some(d)
+        self.params.input_dim()
     }
 }

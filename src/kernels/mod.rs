@@ -7,6 +7,7 @@ mod linear;
 mod matern;
 mod positive;
 mod rbf;
+mod stationary;
 
 pub use combination::{Product, Sum};
 pub use distance::scaled_square_distance;
@@ -15,3 +16,4 @@ pub use linear::Linear;
 pub use matern::{Matern, MaternNu};
 pub use positive::{inverse_softplus, Positive};
 pub use rbf::Rbf;
+pub use stationary::Stationary;

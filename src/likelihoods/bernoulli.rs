@@ -2,7 +2,7 @@
 use burn::module::Module;
 use burn::tensor::Tensor;
 
-use super::{row_sum, GaussHermite, Likelihood};
+use super::{indicator_variance, row_sum, GaussHermite, Likelihood};
 use crate::special::tensor::log_ndtr;
 
 /// `p(y=1 | f) = Φ(f)` for targets `y ∈ {0, 1}` `[n, 1]`.
@@ -41,7 +41,7 @@ impl Likelihood for BernoulliProbit {
     }
     fn predict_mean_and_var(&self, f_mean: Tensor<2>, f_var: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
         let p = log_ndtr(probit_z(f_mean, f_var)).exp();
-        let v = p.clone() * (p.clone().neg() + 1.0);
+        let v = indicator_variance(p.clone());
         (p, v)
     }
     fn predict_log_density(&self, f_mean: Tensor<2>, f_var: Tensor<2>, y: Tensor<2>) -> Tensor<1> {

@@ -47,6 +47,16 @@ pub fn one_hot(labels: &[usize], k: usize, device: &Device) -> Result<Tensor<2>>
     Ok(Tensor::from_data(TensorData::new(v, [labels.len(), k]), device))
 }
 
+/// Variance `p(1 − p)` of Bernoulli indicators with probabilities `p`.
+pub(crate) fn indicator_variance(p: Tensor<2>) -> Tensor<2> {
+    p.clone() * (p.neg() + 1.0)
+}
+
+/// `log Σ_k p_k y_k`: the log-probability of one-hot targets `y` under class probabilities `p`.
+pub(crate) fn log_prob_of_targets(p: Tensor<2>, y: Tensor<2>) -> Tensor<1> {
+    row_sum(p * y).log()
+}
+
 /// Sums a `[n, L]` tensor over its columns into `[n]`.
 pub(crate) fn row_sum(t: Tensor<2>) -> Tensor<1> {
     let n = t.dims()[0];

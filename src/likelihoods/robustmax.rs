@@ -2,7 +2,7 @@
 use burn::module::Module;
 use burn::tensor::Tensor;
 
-use super::{GaussHermite, Likelihood};
+use super::{indicator_variance, log_prob_of_targets, GaussHermite, Likelihood};
 use crate::special::tensor::log_ndtr;
 
 /// `p(y = c | f) = 1 − ε` if `c = argmax_k f_k`, else `ε / (K − 1)`; targets one-hot `[n, K]`.
@@ -60,12 +60,11 @@ impl Likelihood for RobustMax {
     }
     fn predict_mean_and_var(&self, f_mean: Tensor<2>, f_var: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
         let p = self.class_probabilities(self.argmax_probabilities(f_mean, f_var));
-        let v = p.clone() * (p.clone().neg() + 1.0);
+        let v = indicator_variance(p.clone());
         (p, v)
     }
     fn predict_log_density(&self, f_mean: Tensor<2>, f_var: Tensor<2>, y: Tensor<2>) -> Tensor<1> {
-        let n = f_mean.dims()[0];
         let (p, _) = self.predict_mean_and_var(f_mean, f_var);
-        (p * y).sum_dim(1).reshape([n]).log()
+        log_prob_of_targets(p, y)
     }
 }

@@ -2,7 +2,7 @@
 use burn::module::Module;
 use burn::tensor::{activation::log_softmax, Distribution, Tensor};
 
-use super::Likelihood;
+use super::{indicator_variance, log_prob_of_targets, Likelihood};
 
 /// `p(y = c | f) = softmax(f)_c`; expectations by Monte Carlo with reparametrised samples.
 #[derive(Module, Debug)]
@@ -39,12 +39,11 @@ impl Likelihood for Softmax {
     fn predict_mean_and_var(&self, f_mean: Tensor<2>, f_var: Tensor<2>) -> (Tensor<2>, Tensor<2>) {
         let [n, k] = f_mean.dims();
         let p = self.sample_log_probs(f_mean, f_var).exp().mean_dim(0).reshape([n, k]);
-        let v = p.clone() * (p.clone().neg() + 1.0);
+        let v = indicator_variance(p.clone());
         (p, v)
     }
     fn predict_log_density(&self, f_mean: Tensor<2>, f_var: Tensor<2>, y: Tensor<2>) -> Tensor<1> {
-        let n = f_mean.dims()[0];
         let (p, _) = self.predict_mean_and_var(f_mean, f_var);
-        (p * y).sum_dim(1).reshape([n]).log()
+        log_prob_of_targets(p, y)
     }
 }

@@ -3,7 +3,7 @@
 //! Every m×m factorisation in burn-gp runs here in f64 whatever the tensor precision: the
 //! matrix is read from the device once, factorised by faer's blocked kernels, and written back.
 //! Work whose size grows with the data (n×m products) stays on the device as tensor ops.
-use faer::{Mat, MatRef, Par, Side};
+use faer::{Mat, MatRef, Par};
 
 use crate::error::{Error, Result};
 
@@ -35,10 +35,18 @@ pub fn push_row_major(m: MatRef<'_, f64>, out: &mut Vec<f64>) {
 
 /// Lower Cholesky factor of one n×n matrix (row-major), or `None` if it is not positive definite.
 pub fn cholesky_lower(a: &[f64], n: usize) -> Option<Mat<f64>> {
-    let m = to_mat(a, n, n);
-    let llt = m.llt(Side::Lower).ok()?;
-    let l = llt.L().to_owned();
-    // faer may accept tiny pivots; insist on a finite, strictly positive diagonal.
+    use faer::dyn_stack::{MemBuffer, MemStack};
+    use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch, LltRegularization};
+    let mut l = to_mat(a, n, n);
+    let par = par_for(n);
+    let mut buf = MemBuffer::new(cholesky_in_place_scratch::<f64>(n, par, Default::default()));
+    cholesky_in_place(l.as_mut(), LltRegularization::default(), par, MemStack::new(&mut buf), Default::default()).ok()?;
+    for i in 0..n {
+        for j in i + 1..n {
+            l[(i, j)] = 0.0;
+        }
+    }
+    // insist on a finite, strictly positive diagonal.
     if (0..n).all(|i| l[(i, i)].is_finite() && l[(i, i)] > 0.0) {
         Some(l)
     } else {

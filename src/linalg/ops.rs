@@ -60,13 +60,7 @@ pub trait GpLinalgOps: Backend {
     }
 }
 
-#[cfg(feature = "ndarray")]
-#[allow(deprecated)]
-impl GpLinalgOps for burn::backend::NdArray {}
-#[cfg(feature = "flex")]
-impl GpLinalgOps for burn::backend::Flex {}
-#[cfg(any(feature = "wgpu", feature = "cuda"))]
-impl GpLinalgOps for burn::backend::Cube {}
+crate::macros::impl_for_compiled_backends!(GpLinalgOps);
 
 mod autodiff {
     use super::{batch_dims, from_host, host, to_host, GpLinalgOps};

@@ -6,6 +6,7 @@
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor, TensorData};
 
+use super::batch::select_rows;
 use super::checks::{check_inputs, check_targets};
 use super::svgp_config::SvgpConfig;
 use crate::error::{Error, Result};
@@ -161,6 +162,12 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         let ve = self.likelihood.variational_expectations(m, v, y).sum().reshape([1]);
         let scale = self.num_data as f64 / n as f64;
         Ok(ve.mul_scalar(scale) - self.kl_divergence())
+    }
+
+    /// `−ELBO / N` on rows `idx` of the full training tensors: the loss [`crate::train::fit`] minimises.
+    pub fn minibatch_loss(&self, x: &Tensor<2>, y: &Tensor<2>, idx: &[usize]) -> Result<Tensor<1>> {
+        let elbo = self.elbo(select_rows(x, idx), select_rows(y, idx))?;
+        Ok(elbo.neg().div_scalar(self.num_data as f64))
     }
 }
 

@@ -39,13 +39,7 @@ pub trait GpSpecialOps: Backend {
     }
 }
 
-#[cfg(feature = "ndarray")]
-#[allow(deprecated)]
-impl GpSpecialOps for burn::backend::NdArray {}
-#[cfg(feature = "flex")]
-impl GpSpecialOps for burn::backend::Flex {}
-#[cfg(any(feature = "wgpu", feature = "cuda"))]
-impl GpSpecialOps for burn::backend::Cube {}
+crate::macros::impl_for_compiled_backends!(GpSpecialOps);
 
 mod autodiff {
     use super::GpSpecialOps;

@@ -5,9 +5,9 @@ use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::Tensor;
 use indicatif::{ProgressBar, ProgressStyle};
-use rand::{seq::SliceRandom, SeedableRng};
 
 use super::{EpochRecord, History};
+use crate::data::MiniBatches;
 use crate::error::{Error, Result};
 
 /// Optimisation settings.
@@ -42,19 +42,12 @@ where
     F: FnMut(&M, &[usize]) -> Result<Tensor<1>>,
     E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
 {
-    if n == 0 {
-        return Err(Error::Empty { context: "training data".into() });
-    }
-    if config.batch_size == 0 {
-        return Err(Error::invalid("batch_size", "must be positive"));
-    }
     if !(config.lr > 0.0 && config.lr.is_finite()) {
         return Err(Error::invalid("lr", format!("must be positive, got {}", config.lr)));
     }
     let mut optim = AdamConfig::new().init();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(config.seed);
-    let mut order: Vec<usize> = (0..n).collect();
-    let steps = n.div_ceil(config.batch_size);
+    let mut batches = MiniBatches::new(n, config.batch_size, config.seed)?;
+    let steps = batches.batches_per_epoch();
     let bar = if config.progress {
         let b = ProgressBar::new((steps * config.epochs) as u64);
         b.set_style(
@@ -69,11 +62,10 @@ where
     let start = Instant::now();
     let mut history = History::default();
     for epoch in 1..=config.epochs {
-        order.shuffle(&mut rng);
         let t0 = Instant::now();
         let mut total = 0.0;
-        for batch in order.chunks(config.batch_size) {
-            let l = loss(&model, batch)?;
+        for batch in batches.next_epoch() {
+            let l = loss(&model, &batch)?;
             let value = l.clone().into_scalar::<f64>();
             if !value.is_finite() {
                 return Err(Error::invalid("objective", format!("became {value} at epoch {epoch}; try a smaller lr or more jitter")));

@@ -88,3 +88,17 @@ pub fn spd_host(x: &[f64], n: usize, c: usize) -> Vec<f64> {
     }
     a
 }
+
+/// The data directory, or `None` (after saying so) when there is none and CI does not demand it
+/// (`BURN_GP_REQUIRE_DATA=1` makes a missing directory a failure).
+pub fn data_root_or_skip() -> Option<std::path::PathBuf> {
+    let required = std::env::var("BURN_GP_REQUIRE_DATA").is_ok_and(|v| v == "1");
+    match burn_gp::data::data_root(None) {
+        Ok(root) => Some(root),
+        Err(e) if !required => {
+            eprintln!("skipping real-data test: {e}");
+            None
+        }
+        Err(e) => panic!("BURN_GP_REQUIRE_DATA=1 but no data directory: {e}"),
+    }
+}
