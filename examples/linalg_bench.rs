@@ -94,7 +94,12 @@ fn faer_direct(n: usize, k: usize, a: &[f64], b: &[f64], w: &[f64]) -> f64 {
 fn main() {
     let args = Args::parse();
     let dev = burn_gp::device::default_device().expect("device").autodiff();
-    println!("Cholesky + triangular solve (n×{}) + backward, median of {} runs, backend {}", args.rhs, args.reps, burn_gp::device::default_backend_name());
+    println!(
+        "Cholesky + triangular solve (n×{}) + backward, median of {} runs, backend {}",
+        args.rhs,
+        args.reps,
+        burn_gp::device::default_backend_name()
+    );
     println!("| n | burn-gp s | faer s | ratio |");
     println!("|---|---|---|---|");
     for &n in &args.sizes {
@@ -105,7 +110,10 @@ fn main() {
         let f = median((0..args.reps).map(|_| faer_direct(n, args.rhs, &a, &b, &w)).collect());
         println!("| {n} | {o:.5} | {f:.5} | {:.2} |", o / f);
         if args.json {
-            println!("{}", serde_json::json!({"example": "linalg_bench", "n": n, "ours_s": o, "faer_s": f, "ratio": o / f}));
+            println!(
+                "{}",
+                serde_json::json!({"example": "linalg_bench", "n": n, "ours_s": o, "faer_s": f, "ratio": o / f})
+            );
         }
     }
 }

@@ -93,7 +93,13 @@ fn run(args: Args) -> burn_gp::Result<()> {
         Gaussian::new(0.1, &dev)?,
         &dev,
     )?;
-    let config = TrainConfig { epochs: args.epochs, batch_size: args.batch, lr: args.lr, seed: args.seed, progress: !args.no_progress && !args.json };
+    let config = TrainConfig {
+        epochs: args.epochs,
+        batch_size: args.batch,
+        lr: args.lr,
+        seed: args.seed,
+        progress: !args.no_progress && !args.json,
+    };
     let y_test = test.y.clone();
     let evaluate = |m: &burn_gp::models::Svgp<Rbf, InducingPoints, Gaussian>, _epoch: usize| {
         let (mean, var) = m.predict_y(x_eval.clone())?;
@@ -104,13 +110,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
         Ok(vec![("rmse".to_string(), rmse), ("test_ll".to_string(), ll)])
     };
     let t0 = Instant::now();
-    let (model, history) = fit(
-        model,
-        n,
-        &config,
-        |m, idx| m.minibatch_loss(&xt, &yt, idx),
-        evaluate,
-    )?;
+    let (model, history) = fit(model, n, &config, |m, idx| m.minibatch_loss(&xt, &yt, idx), evaluate)?;
     let total_s = t0.elapsed().as_secs_f64();
     if let Some(path) = &args.csv {
         history.write_csv(path)?;
@@ -118,7 +118,10 @@ fn run(args: Args) -> burn_gp::Result<()> {
     let rmse = history.last_metric("rmse").unwrap_or(f64::NAN);
     let test_ll = history.last_metric("test_ll").unwrap_or(f64::NAN);
     let noise = ys.inverse_var(&model.likelihood.variance.to_vec())[0];
-    println!("SVGP on {} split {} (n_train={n}, n_test={}, d={d}, M={}, backend={backend})", args.dataset, args.split, test.n, args.m);
+    println!(
+        "SVGP on {} split {} (n_train={n}, n_test={}, d={d}, M={}, backend={backend})",
+        args.dataset, args.split, test.n, args.m
+    );
     println!("| metric | value |");
     println!("|---|---|");
     println!("| s / epoch | {:.4} |", history.mean_epoch_s());

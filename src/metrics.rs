@@ -18,9 +18,7 @@ fn paired(context: &str, a: &[f64], b: usize) -> Result<usize> {
         return Err(Error::shape(context, a.len(), b));
     }
     if b == 0 {
-        return Err(Error::Empty {
-            context: context.to_string(),
-        });
+        return Err(Error::Empty { context: context.to_string() });
     }
     Ok(b)
 }
@@ -36,13 +34,7 @@ fn regression_inputs(context: &str, pred: &[f64], y: &[f64]) -> Result<usize> {
 /// Root mean squared error `√(mean (pred − y)²)`.
 pub fn rmse(pred: &[f64], y: &[f64]) -> Result<f64> {
     let n = regression_inputs("rmse", pred, y)?;
-    Ok((pred
-        .iter()
-        .zip(y)
-        .map(|(p, t)| (p - t) * (p - t))
-        .sum::<f64>()
-        / n as f64)
-        .sqrt())
+    Ok((pred.iter().zip(y).map(|(p, t)| (p - t) * (p - t)).sum::<f64>() / n as f64).sqrt())
 }
 
 /// Mean absolute error `mean |pred − y|`.
@@ -58,59 +50,37 @@ pub fn gaussian_log_likelihood(mean: &[f64], var: &[f64], y: &[f64]) -> Result<f
     paired("gaussian_log_likelihood variances", var, n)?;
     check_finite("gaussian_log_likelihood variances", var)?;
     if let Some(i) = var.iter().position(|&v| v <= 0.0) {
-        return Err(Error::invalid(
-            "var",
-            format!("variance {} at index {i} is not positive", var[i]),
-        ));
+        return Err(Error::invalid("var", format!("variance {} at index {i} is not positive", var[i])));
     }
     let ln_2pi = (2.0 * std::f64::consts::PI).ln();
-    let total: f64 = mean
-        .iter()
-        .zip(var)
-        .zip(y)
-        .map(|((m, v), t)| -0.5 * (ln_2pi + v.ln() + (t - m) * (t - m) / v))
-        .sum();
+    let total: f64 =
+        mean.iter().zip(var).zip(y).map(|((m, v), t)| -0.5 * (ln_2pi + v.ln() + (t - m) * (t - m) / v)).sum();
     Ok(total / n as f64)
 }
 
 /// Checks class probabilities (`n × k`, rows non-negative and summing to 1) and labels; returns `n`.
 fn class_inputs(context: &str, probs: &[f64], k: usize, labels: &[usize]) -> Result<usize> {
     if k == 0 {
-        return Err(Error::invalid(
-            "k",
-            format!("{context}: need at least one class"),
-        ));
+        return Err(Error::invalid("k", format!("{context}: need at least one class")));
     }
     let n = labels.len();
     if n == 0 {
-        return Err(Error::Empty {
-            context: context.to_string(),
-        });
+        return Err(Error::Empty { context: context.to_string() });
     }
     if n.checked_mul(k) != Some(probs.len()) {
-        return Err(Error::shape(
-            &format!("{context} probs (n × k)"),
-            [n, k],
-            probs.len(),
-        ));
+        return Err(Error::shape(&format!("{context} probs (n × k)"), [n, k], probs.len()));
     }
     check_finite(&format!("{context} probs"), probs)?;
     if let Some(i) = probs.iter().position(|&p| p < 0.0) {
         return Err(Error::invalid(
             "probs",
-            format!(
-                "{context}: probability {} at flat index {i} is negative",
-                probs[i]
-            ),
+            format!("{context}: probability {} at flat index {i} is negative", probs[i]),
         ));
     }
     for (i, row) in probs.chunks_exact(k).enumerate() {
         let sum: f64 = row.iter().sum();
         if (sum - 1.0).abs() > PROB_SUM_TOL {
-            return Err(Error::invalid(
-                "probs",
-                format!("{context}: row {i} sums to {sum}, not 1"),
-            ));
+            return Err(Error::invalid("probs", format!("{context}: row {i} sums to {sum}, not 1")));
         }
     }
     check_labels(&format!("{context} labels"), labels.iter().copied(), k)?;
@@ -119,19 +89,13 @@ fn class_inputs(context: &str, probs: &[f64], k: usize, labels: &[usize]) -> Res
 
 /// Index of the largest value (the first on ties).
 fn argmax(row: &[f64]) -> usize {
-    row.iter()
-        .enumerate()
-        .fold(0, |best, (c, &p)| if p > row[best] { c } else { best })
+    row.iter().enumerate().fold(0, |best, (c, &p)| if p > row[best] { c } else { best })
 }
 
 /// Fraction of points whose most probable class (the first on ties) is the label.
 pub fn accuracy(probs: &[f64], k: usize, labels: &[usize]) -> Result<f64> {
     let n = class_inputs("accuracy", probs, k, labels)?;
-    let correct = probs
-        .chunks_exact(k)
-        .zip(labels)
-        .filter(|(row, &y)| argmax(row) == y)
-        .count();
+    let correct = probs.chunks_exact(k).zip(labels).filter(|(row, &y)| argmax(row) == y).count();
     Ok(correct as f64 / n as f64)
 }
 
@@ -139,12 +103,7 @@ pub fn accuracy(probs: &[f64], k: usize, labels: &[usize]) -> Result<f64> {
 /// label has probability 0).
 pub fn nll(probs: &[f64], k: usize, labels: &[usize]) -> Result<f64> {
     let n = class_inputs("nll", probs, k, labels)?;
-    Ok(probs
-        .chunks_exact(k)
-        .zip(labels)
-        .map(|(row, &y)| -row[y].ln())
-        .sum::<f64>()
-        / n as f64)
+    Ok(probs.chunks_exact(k).zip(labels).map(|(row, &y)| -row[y].ln()).sum::<f64>() / n as f64)
 }
 
 /// Brier score: mean over points of `Σ_c (p_c − 1[c = y])²` (0 is perfect, 2 the worst).
@@ -153,12 +112,7 @@ pub fn brier(probs: &[f64], k: usize, labels: &[usize]) -> Result<f64> {
     let total: f64 = probs
         .chunks_exact(k)
         .zip(labels)
-        .map(|(row, &y)| {
-            row.iter()
-                .enumerate()
-                .map(|(c, &p)| (p - f64::from(c == y)).powi(2))
-                .sum::<f64>()
-        })
+        .map(|(row, &y)| row.iter().enumerate().map(|(c, &p)| (p - f64::from(c == y)).powi(2)).sum::<f64>())
         .sum();
     Ok(total / n as f64)
 }
@@ -166,9 +120,7 @@ pub fn brier(probs: &[f64], k: usize, labels: &[usize]) -> Result<f64> {
 /// The equal-width bin of confidence `conf ∈ [0, 1]`: bin `b` holds `(b/B, (b+1)/B]`, and 0 goes to bin 0.
 fn confidence_bin(conf: f64, bins: usize) -> usize {
     let b_f = bins as f64;
-    let mut b = ((conf * b_f).ceil() as usize)
-        .saturating_sub(1)
-        .min(bins - 1);
+    let mut b = ((conf * b_f).ceil() as usize).saturating_sub(1).min(bins - 1);
     // Correct the product's round-off so the bin edges are exactly b/B.
     if b > 0 && conf <= b as f64 / b_f {
         b -= 1;
@@ -197,10 +149,7 @@ pub fn ece(probs: &[f64], k: usize, labels: &[usize], bins: usize) -> Result<f64
         correct[b] += f64::from(pred == y);
         confidence[b] += conf;
     }
-    let gap: f64 = (0..bins)
-        .filter(|&b| count[b] > 0)
-        .map(|b| (correct[b] - confidence[b]).abs())
-        .sum();
+    let gap: f64 = (0..bins).filter(|&b| count[b] > 0).map(|b| (correct[b] - confidence[b]).abs()).sum();
     Ok(gap / n as f64)
 }
 
@@ -223,16 +172,10 @@ pub fn roc_auc(scores: &[f64], labels: &[bool]) -> Result<f64> {
     let mut positive_rank_sum = 0.0;
     let mut start = 0;
     while start < order.len() {
-        let tied = order[start..]
-            .iter()
-            .take_while(|&&i| scores[i] == scores[order[start]])
-            .count();
+        let tied = order[start..].iter().take_while(|&&i| scores[i] == scores[order[start]]).count();
         // Ranks start..start+tied (0-based) share the 1-based average rank.
         let average_rank = start as f64 + (tied as f64 + 1.0) / 2.0;
-        let positives = order[start..start + tied]
-            .iter()
-            .filter(|&&i| labels[i])
-            .count();
+        let positives = order[start..start + tied].iter().filter(|&&i| labels[i]).count();
         positive_rank_sum += positives as f64 * average_rank;
         start += tied;
     }
@@ -245,10 +188,7 @@ pub fn roc_auc(scores: &[f64], labels: &[bool]) -> Result<f64> {
 pub fn binary_probs(p_positive: &[f64]) -> Result<Vec<f64>> {
     check_finite("binary_probs", p_positive)?;
     if let Some(i) = p_positive.iter().position(|p| !(0.0..=1.0).contains(p)) {
-        return Err(Error::invalid(
-            "p_positive",
-            format!("{} at index {i} is not a probability", p_positive[i]),
-        ));
+        return Err(Error::invalid("p_positive", format!("{} at index {i} is not a probability", p_positive[i])));
     }
     Ok(p_positive.iter().flat_map(|&p| [1.0 - p, p]).collect())
 }
@@ -275,11 +215,7 @@ mod tests {
         for b in 1..=20 {
             let edge = b as f64 / 20.0;
             assert_eq!(confidence_bin(edge, 20), b - 1, "edge {edge}");
-            assert_eq!(
-                confidence_bin(edge + 1e-12, 20).min(19),
-                b.min(19),
-                "just above {edge}"
-            );
+            assert_eq!(confidence_bin(edge + 1e-12, 20).min(19), b.min(19), "just above {edge}");
         }
     }
 
@@ -291,94 +227,39 @@ mod tests {
 
     #[test]
     fn regression_inputs_are_checked() {
-        assert!(matches!(
-            rmse(&[1.0], &[1.0, 2.0]),
-            Err(Error::ShapeMismatch { .. })
-        ));
+        assert!(matches!(rmse(&[1.0], &[1.0, 2.0]), Err(Error::ShapeMismatch { .. })));
         assert!(matches!(rmse(&[], &[]), Err(Error::Empty { .. })));
-        assert!(matches!(
-            mae(&[f64::NAN], &[1.0]),
-            Err(Error::NonFinite { .. })
-        ));
-        assert!(matches!(
-            gaussian_log_likelihood(&[0.0], &[0.0], &[0.0]),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            gaussian_log_likelihood(&[0.0], &[1.0, 1.0], &[0.0]),
-            Err(Error::ShapeMismatch { .. })
-        ));
-        assert!(matches!(
-            gaussian_log_likelihood(&[0.0], &[f64::INFINITY], &[0.0]),
-            Err(Error::NonFinite { .. })
-        ));
+        assert!(matches!(mae(&[f64::NAN], &[1.0]), Err(Error::NonFinite { .. })));
+        assert!(matches!(gaussian_log_likelihood(&[0.0], &[0.0], &[0.0]), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(gaussian_log_likelihood(&[0.0], &[1.0, 1.0], &[0.0]), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(gaussian_log_likelihood(&[0.0], &[f64::INFINITY], &[0.0]), Err(Error::NonFinite { .. })));
     }
 
     #[test]
     fn class_inputs_are_checked() {
         let probs = [0.5, 0.5, 0.9, 0.1];
-        assert!(matches!(
-            accuracy(&probs, 2, &[0]),
-            Err(Error::ShapeMismatch { .. })
-        ));
+        assert!(matches!(accuracy(&probs, 2, &[0]), Err(Error::ShapeMismatch { .. })));
         assert!(matches!(accuracy(&[], 2, &[]), Err(Error::Empty { .. })));
-        assert!(matches!(
-            accuracy(&probs, 0, &[0, 0]),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            nll(&probs, 2, &[0, 2]),
-            Err(Error::LabelOutOfRange {
-                label: 2,
-                num_classes: 2,
-                ..
-            })
-        ));
-        assert!(matches!(
-            brier(&[0.5, 0.6, 0.9, 0.1], 2, &[0, 0]),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            brier(&[1.5, -0.5], 2, &[0]),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            ece(&probs, 2, &[0, 0], 0),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            ece(&[f64::NAN, 1.0], 2, &[0], 5),
-            Err(Error::NonFinite { .. })
-        ));
+        assert!(matches!(accuracy(&probs, 0, &[0, 0]), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(nll(&probs, 2, &[0, 2]), Err(Error::LabelOutOfRange { label: 2, num_classes: 2, .. })));
+        assert!(matches!(brier(&[0.5, 0.6, 0.9, 0.1], 2, &[0, 0]), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(brier(&[1.5, -0.5], 2, &[0]), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(ece(&probs, 2, &[0, 0], 0), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(ece(&[f64::NAN, 1.0], 2, &[0], 5), Err(Error::NonFinite { .. })));
     }
 
     #[test]
     fn roc_auc_inputs_are_checked() {
-        assert!(matches!(
-            roc_auc(&[0.1, 0.2], &[true, true]),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            roc_auc(&[0.1], &[true, false]),
-            Err(Error::ShapeMismatch { .. })
-        ));
+        assert!(matches!(roc_auc(&[0.1, 0.2], &[true, true]), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(roc_auc(&[0.1], &[true, false]), Err(Error::ShapeMismatch { .. })));
         assert!(matches!(roc_auc(&[], &[]), Err(Error::Empty { .. })));
-        assert!(matches!(
-            roc_auc(&[f64::NAN, 0.0], &[true, false]),
-            Err(Error::NonFinite { .. })
-        ));
+        assert!(matches!(roc_auc(&[f64::NAN, 0.0], &[true, false]), Err(Error::NonFinite { .. })));
     }
 
     #[test]
     fn binary_helpers() {
-        assert_eq!(
-            binary_probs(&[0.25, 1.0]).unwrap(),
-            vec![0.75, 0.25, 0.0, 1.0]
-        );
-        assert!(matches!(
-            binary_probs(&[1.5]),
-            Err(Error::InvalidArgument { .. })
-        ));
+        assert_eq!(binary_probs(&[0.25, 1.0]).unwrap(), vec![0.75, 0.25, 0.0, 1.0]);
+        assert!(matches!(binary_probs(&[1.5]), Err(Error::InvalidArgument { .. })));
         assert_eq!(binary_labels(&[true, false]), vec![1, 0]);
     }
 }

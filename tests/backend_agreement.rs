@@ -59,14 +59,24 @@ fn svgp_f32_gpu_agrees_with_f64_cpu() {
         let xt = t2(x.clone(), n, d, dev);
         let yt = t2(y.clone(), n, 1, dev);
         let reg = SvgpConfig::new(n)
-            .init(Rbf::new(&[0.7, 1.2], 1.0, dev).unwrap(), InducingPoints::new(&z, m, d, dev).unwrap(), Gaussian::new(0.1, dev).unwrap(), dev)
+            .init(
+                Rbf::new(&[0.7, 1.2], 1.0, dev).unwrap(),
+                InducingPoints::new(&z, m, d, dev).unwrap(),
+                Gaussian::new(0.1, dev).unwrap(),
+                dev,
+            )
             .unwrap()
             .with_optimal_q(xt.clone(), yt.clone())
             .unwrap();
         let elbo = scalar(reg.elbo(xt.clone(), yt).unwrap());
         let (mu, var) = reg.predict_f(t2(xs.clone(), 30, d, dev)).unwrap();
         let cls = SvgpConfig::new(n)
-            .init(Rbf::new(&[0.7, 1.2], 1.0, dev).unwrap(), InducingPoints::new(&z, m, d, dev).unwrap(), BernoulliProbit::default(), dev)
+            .init(
+                Rbf::new(&[0.7, 1.2], 1.0, dev).unwrap(),
+                InducingPoints::new(&z, m, d, dev).unwrap(),
+                BernoulliProbit::default(),
+                dev,
+            )
             .unwrap();
         let elbo_c = scalar(cls.elbo(xt, t2(yb.clone(), n, 1, dev)).unwrap());
         (elbo, host(mu), host(var), elbo_c)

@@ -3,9 +3,9 @@
 use std::path::Path;
 
 use burn_gp::data::{
-    load_breast_cancer, load_cifar10, load_diabetes, load_digits, load_iris, load_mnist,
-    load_pmlb_classification, load_pmlb_regression, load_uci, load_wine, uci_num_splits,
-    MnistVariant, Standardiser, Subset, CIFAR10_FOLDER, CIFAR10_RECORD_BYTES, UCI_DATASETS,
+    load_breast_cancer, load_cifar10, load_diabetes, load_digits, load_iris, load_mnist, load_pmlb_classification,
+    load_pmlb_regression, load_uci, load_wine, uci_num_splits, MnistVariant, Standardiser, Subset, CIFAR10_FOLDER,
+    CIFAR10_RECORD_BYTES, UCI_DATASETS,
 };
 use burn_gp::Error;
 
@@ -16,26 +16,11 @@ use common::data_root_or_skip as root;
 fn mnist_train_and_test_match_the_published_counts() {
     let Some(root) = root() else { return };
     let train = load_mnist(&root, MnistVariant::Digits, Subset::Train).unwrap();
-    assert_eq!(
-        (
-            train.n,
-            train.channels,
-            train.height,
-            train.width,
-            train.num_classes
-        ),
-        (60_000, 1, 28, 28, 10)
-    );
+    assert_eq!((train.n, train.channels, train.height, train.width, train.num_classes), (60_000, 1, 28, 28, 10));
     assert_eq!(train.images.len(), 60_000 * 784);
-    assert_eq!(
-        train.class_counts(),
-        vec![5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]
-    );
+    assert_eq!(train.class_counts(), vec![5923, 6742, 5958, 6131, 5842, 5421, 5918, 6265, 5851, 5949]);
     let test = load_mnist(&root, MnistVariant::Digits, Subset::Test).unwrap();
-    assert_eq!(
-        test.class_counts(),
-        vec![980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]
-    );
+    assert_eq!(test.class_counts(), vec![980, 1135, 1032, 1010, 982, 892, 958, 1028, 974, 1009]);
     let pixels = train.subset(0..100).unwrap().to_f64_normalised();
     assert!(pixels.iter().all(|p| (0.0..=1.0).contains(p)));
     assert_eq!(pixels.iter().cloned().fold(0.0, f64::max), 1.0);
@@ -57,22 +42,12 @@ fn kin8nm_split_zero_covers_every_row() {
     let split = load_uci(&root, "kin8nm", 0).unwrap();
     assert_eq!(split.train.n + split.test.n, 8192);
     assert_eq!((split.train.d, split.test.d), (8, 8));
-    assert!(
-        split.test.n > 700 && split.test.n < 900,
-        "about 10% test rows, got {}",
-        split.test.n
-    );
-    let z = Standardiser::fit(&split.train.x, split.train.n, 8)
-        .unwrap()
-        .transform(&split.train.x)
-        .unwrap();
+    assert!(split.test.n > 700 && split.test.n < 900, "about 10% test rows, got {}", split.test.n);
+    let z = Standardiser::fit(&split.train.x, split.train.n, 8).unwrap().transform(&split.train.x).unwrap();
     let mean0 = z.iter().step_by(8).sum::<f64>() / split.train.n as f64;
     assert!(mean0.abs() < 1e-10);
     let err = load_uci(&root, "kin8nm", 20).unwrap_err();
-    assert!(
-        matches!(err, Error::InvalidArgument { ref reason, .. } if reason.contains("20 splits")),
-        "{err}"
-    );
+    assert!(matches!(err, Error::InvalidArgument { ref reason, .. } if reason.contains("20 splits")), "{err}");
 }
 
 #[test]
@@ -93,11 +68,7 @@ fn every_uci_set_has_its_documented_shape() {
     for (name, rows, d, splits) in shapes {
         assert_eq!(uci_num_splits(&root, name).unwrap(), splits, "{name}");
         let last = load_uci(&root, name, splits - 1).unwrap();
-        assert_eq!(
-            (last.train.n + last.test.n, last.train.d),
-            (rows, d),
-            "{name}"
-        );
+        assert_eq!((last.train.n + last.test.n, last.train.d), (rows, d), "{name}");
     }
 }
 
@@ -111,16 +82,10 @@ fn pmlb_sets_load() {
     let (thyroid, _) = load_pmlb_classification(&root, "new_thyroid").unwrap();
     assert_eq!((thyroid.table.n, thyroid.num_classes()), (215, 3));
     let (iris, _) = load_pmlb_classification(&root, "iris").unwrap();
-    assert_eq!(
-        (iris.table.n, iris.table.d, iris.num_classes()),
-        (150, 4, 3)
-    );
+    assert_eq!((iris.table.n, iris.table.d, iris.num_classes()), (150, 4, 3));
     let planes = load_pmlb_regression(&root, "215_2dplanes").unwrap();
     assert_eq!((planes.n, planes.d), (40768, 10));
-    assert!(matches!(
-        load_pmlb_classification(&root, "215_2dplanes"),
-        Err(Error::InvalidArgument { .. })
-    ));
+    assert!(matches!(load_pmlb_classification(&root, "215_2dplanes"), Err(Error::InvalidArgument { .. })));
 }
 
 #[test]
@@ -139,10 +104,7 @@ fn sklearn_sets_load() {
     assert_eq!(cancer.class_names, vec!["malignant", "benign"]);
     assert_eq!(cancer.class_counts(), vec![212, 357]);
     let digits = load_digits(&root).unwrap();
-    assert_eq!(
-        (digits.table.n, digits.table.d, digits.num_classes()),
-        (1797, 64, 10)
-    );
+    assert_eq!((digits.table.n, digits.table.d, digits.num_classes()), (1797, 64, 10));
     assert!(digits.table.x.iter().all(|&p| (0.0..=16.0).contains(&p)));
     let diabetes = load_diabetes(&root).unwrap();
     assert_eq!((diabetes.n, diabetes.d), (442, 10));
@@ -153,19 +115,10 @@ fn sklearn_sets_load() {
 fn cifar10_missing_files_say_where_to_get_them() {
     let Some(root) = root() else { return };
     match load_cifar10(&root, Subset::Test) {
-        Ok(test) => assert_eq!(
-            (test.n, test.channels, test.height, test.width),
-            (10_000, 3, 32, 32)
-        ),
+        Ok(test) => assert_eq!((test.n, test.channels, test.height, test.width), (10_000, 3, 32, 32)),
         Err(Error::MissingFile { hint, .. }) => {
-            assert!(
-                hint.contains("https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"),
-                "{hint}"
-            );
-            assert!(
-                hint.contains("--data DIR") && hint.contains("BURN_GP_DATA"),
-                "{hint}"
-            );
+            assert!(hint.contains("https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"), "{hint}");
+            assert!(hint.contains("--data DIR") && hint.contains("BURN_GP_DATA"), "{hint}");
         }
         Err(other) => panic!("unexpected error {other}"),
     }
@@ -191,18 +144,12 @@ fn cifar10_synthetic_root_loads() {
     }
     write_cifar_batch(&dir.join("test_batch.bin"), &[4, 2]);
     let train = load_cifar10(&root, Subset::Train).unwrap();
-    assert_eq!(
-        (train.n, train.channels, train.height, train.width),
-        (15, 3, 32, 32)
-    );
+    assert_eq!((train.n, train.channels, train.height, train.width), (15, 3, 32, 32));
     assert_eq!(&train.labels[..6], &[1, 0, 9, 2, 0, 9]);
     assert_eq!(train.image(4).unwrap()[3071], 1);
     let test = load_cifar10(&root, Subset::Test).unwrap();
     assert_eq!(test.class_counts(), vec![0, 0, 1, 0, 1, 0, 0, 0, 0, 0]);
     write_cifar_batch(&dir.join("test_batch.bin"), &[4, 12]);
-    assert!(matches!(
-        load_cifar10(&root, Subset::Test),
-        Err(Error::LabelOutOfRange { label: 12, .. })
-    ));
+    assert!(matches!(load_cifar10(&root, Subset::Test), Err(Error::LabelOutOfRange { label: 12, .. })));
     std::fs::remove_dir_all(&root).unwrap();
 }

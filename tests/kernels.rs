@@ -19,25 +19,45 @@ fn stationary_kernels_match_closed_forms() {
     let cases: Vec<Case> = vec![
         (
             Box::new(|r2: f64| var * (-0.5 * r2).exp()),
-            Box::new(|| host(Rbf::new(&ls, var, &dev).unwrap().k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)))),
+            Box::new(|| {
+                host(Rbf::new(&ls, var, &dev).unwrap().k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)))
+            }),
         ),
         (
             Box::new(|r2: f64| var * (-r2.sqrt()).exp()),
-            Box::new(|| host(Matern::new(MaternNu::Half, &ls, var, &dev).unwrap().k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)))),
+            Box::new(|| {
+                host(
+                    Matern::new(MaternNu::Half, &ls, var, &dev)
+                        .unwrap()
+                        .k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)),
+                )
+            }),
         ),
         (
             Box::new(|r2: f64| {
                 let s = 3f64.sqrt() * r2.sqrt();
                 var * (1.0 + s) * (-s).exp()
             }),
-            Box::new(|| host(Matern::new(MaternNu::ThreeHalves, &ls, var, &dev).unwrap().k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)))),
+            Box::new(|| {
+                host(
+                    Matern::new(MaternNu::ThreeHalves, &ls, var, &dev)
+                        .unwrap()
+                        .k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)),
+                )
+            }),
         ),
         (
             Box::new(|r2: f64| {
                 let s = 5f64.sqrt() * r2.sqrt();
                 var * (1.0 + s + s * s / 3.0) * (-s).exp()
             }),
-            Box::new(|| host(Matern::new(MaternNu::FiveHalves, &ls, var, &dev).unwrap().k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)))),
+            Box::new(|| {
+                host(
+                    Matern::new(MaternNu::FiveHalves, &ls, var, &dev)
+                        .unwrap()
+                        .k(t2(xa.clone(), n, d, &dev), t2(xb.clone(), m, d, &dev)),
+                )
+            }),
         ),
     ];
     for (ci, (f, k)) in cases.iter().enumerate() {
@@ -107,7 +127,10 @@ fn kernel_matrices_are_positive_definite_and_hyperparameter_gradients_are_right(
     let ad = ad_device();
     let xv = uniform(8 * 2, 3);
     let f = |ls: &[f64], dev: &burn::tensor::Device| {
-        Matern::new(MaternNu::ThreeHalves, ls, 1.3, dev).unwrap().k(t2(xv.clone(), 8, 2, dev), t2(xv.clone(), 8, 2, dev)).sum()
+        Matern::new(MaternNu::ThreeHalves, ls, 1.3, dev)
+            .unwrap()
+            .k(t2(xv.clone(), 8, 2, dev), t2(xv.clone(), 8, 2, dev))
+            .sum()
     };
     let ls = [0.8, 1.6];
     let kern = Matern::new(MaternNu::ThreeHalves, &ls, 1.3, &ad).unwrap();

@@ -26,8 +26,16 @@ fn gaussian_expectations_are_closed_form() {
     let mu = [0.2, -1.0, 2.5];
     let var = [0.5, 0.1, 2.0];
     let y = [0.0, -0.7, 3.0];
-    let ve = host(lik.variational_expectations(t2(mu.to_vec(), 3, 1, &dev), t2(var.to_vec(), 3, 1, &dev), t2(y.to_vec(), 3, 1, &dev)));
-    let ld = host(lik.predict_log_density(t2(mu.to_vec(), 3, 1, &dev), t2(var.to_vec(), 3, 1, &dev), t2(y.to_vec(), 3, 1, &dev)));
+    let ve = host(lik.variational_expectations(
+        t2(mu.to_vec(), 3, 1, &dev),
+        t2(var.to_vec(), 3, 1, &dev),
+        t2(y.to_vec(), 3, 1, &dev),
+    ));
+    let ld = host(lik.predict_log_density(
+        t2(mu.to_vec(), 3, 1, &dev),
+        t2(var.to_vec(), 3, 1, &dev),
+        t2(y.to_vec(), 3, 1, &dev),
+    ));
     let z = normals(200_000, 3);
     for i in 0..3 {
         let mc: f64 = z
@@ -66,7 +74,11 @@ fn probit_expectations_match_monte_carlo_and_closed_form() {
         assert!((p[i] - closed).abs() < tol(1e-12, 1e-5), "p {i}");
     }
     // far tail stays finite (log-space CDF)
-    let ve_tail = host(lik.variational_expectations(t2(vec![-30.0], 1, 1, &dev), t2(vec![0.01], 1, 1, &dev), t2(vec![1.0], 1, 1, &dev)));
+    let ve_tail = host(lik.variational_expectations(
+        t2(vec![-30.0], 1, 1, &dev),
+        t2(vec![0.01], 1, 1, &dev),
+        t2(vec![1.0], 1, 1, &dev),
+    ));
     assert!(ve_tail[0].is_finite() && ve_tail[0] < -400.0, "{ve_tail:?}");
 }
 
@@ -88,7 +100,12 @@ fn robustmax_argmax_probabilities_match_monte_carlo() {
         let total: f64 = p[row * 3..row * 3 + 3].iter().sum();
         assert!((total - 1.0).abs() < 2e-4, "sums to {total}"); // 20-point Gauss–Hermite error
         for k in 0..3 {
-            assert!((p[row * 3 + k] - counts[k]).abs() < 0.01, "row {row} class {k}: {} vs {}", p[row * 3 + k], counts[k]);
+            assert!(
+                (p[row * 3 + k] - counts[k]).abs() < 0.01,
+                "row {row} class {k}: {} vs {}",
+                p[row * 3 + k],
+                counts[k]
+            );
         }
     }
     let y = one_hot(&[0, 1], 3, &dev).unwrap();

@@ -56,7 +56,9 @@ fn tri_inverse_and_solves_gradients_match_finite_differences() {
     let rhs = |n: usize, dev: &burn::tensor::Device| t2(uniform(n * b_cols, 5), n, b_cols, dev);
     let e1 = check_grad(5, 7, 11, |x| tri_inverse(cholesky(spd(x)).unwrap()));
     assert!(e1 < 1e-6, "tri_inverse {e1}");
-    for (tri, trans) in [(Triangle::Lower, false), (Triangle::Lower, true), (Triangle::Upper, false), (Triangle::Upper, true)] {
+    for (tri, trans) in
+        [(Triangle::Lower, false), (Triangle::Lower, true), (Triangle::Upper, false), (Triangle::Upper, true)]
+    {
         let e = check_grad(5, 7, 13, |x| {
             let dev = x.device();
             let l = cholesky(spd(x)).unwrap();

@@ -1,7 +1,6 @@
 //! Metrics against values computed by hand.
 use burn_gp::metrics::{
-    accuracy, binary_labels, binary_probs, brier, ece, gaussian_log_likelihood, mae, nll, rmse,
-    roc_auc,
+    accuracy, binary_labels, binary_probs, brier, ece, gaussian_log_likelihood, mae, nll, rmse, roc_auc,
 };
 
 fn assert_close(got: f64, want: f64) {
@@ -11,10 +10,7 @@ fn assert_close(got: f64, want: f64) {
 #[test]
 fn rmse_and_mae() {
     // Errors 0, 0, -2: RMSE = √(4/3), MAE = 2/3.
-    assert_close(
-        rmse(&[1.0, 2.0, 3.0], &[1.0, 2.0, 5.0]).unwrap(),
-        (4.0f64 / 3.0).sqrt(),
-    );
+    assert_close(rmse(&[1.0, 2.0, 3.0], &[1.0, 2.0, 5.0]).unwrap(), (4.0f64 / 3.0).sqrt());
     assert_close(mae(&[1.0, 2.0, 3.0], &[1.0, 2.0, 5.0]).unwrap(), 2.0 / 3.0);
 }
 
@@ -61,25 +57,13 @@ fn ece_by_hand() {
 #[test]
 fn roc_auc_by_hand() {
     // scikit-learn's doc example: 3 of the 4 positive/negative pairs are ordered correctly.
-    assert_close(
-        roc_auc(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true]).unwrap(),
-        0.75,
-    );
+    assert_close(roc_auc(&[0.1, 0.4, 0.35, 0.8], &[false, false, true, true]).unwrap(), 0.75);
     // Pairs (pos, neg): (2,1) 1, (2,2) ½ (tie), (3,1) 1, (3,2) 1 → 3.5 / 4.
-    assert_close(
-        roc_auc(&[1.0, 2.0, 2.0, 3.0], &[false, false, true, true]).unwrap(),
-        0.875,
-    );
+    assert_close(roc_auc(&[1.0, 2.0, 2.0, 3.0], &[false, false, true, true]).unwrap(), 0.875);
     // All tied: ½.
-    assert_close(
-        roc_auc(&[0.5; 4], &[false, true, false, true]).unwrap(),
-        0.5,
-    );
+    assert_close(roc_auc(&[0.5; 4], &[false, true, false, true]).unwrap(), 0.5);
     // Perfectly reversed: 0.
-    assert_close(
-        roc_auc(&[3.0, 2.0, 1.0], &[false, true, true]).unwrap(),
-        0.0,
-    );
+    assert_close(roc_auc(&[3.0, 2.0, 1.0], &[false, true, true]).unwrap(), 0.0);
 }
 
 #[test]
@@ -89,8 +73,5 @@ fn binary_helpers_feed_the_multiclass_metrics() {
     let labels = binary_labels(&[true, false]);
     assert_close(accuracy(&probs, 2, &labels).unwrap(), 1.0);
     assert_close(brier(&probs, 2, &labels).unwrap(), 0.2);
-    assert_close(
-        nll(&probs, 2, &labels).unwrap(),
-        -(0.8f64.ln() + 0.6f64.ln()) / 2.0,
-    );
+    assert_close(nll(&probs, 2, &labels).unwrap(), -(0.8f64.ln() + 0.6f64.ln()) / 2.0);
 }

@@ -30,9 +30,15 @@ fn svgp_regression_on_kin8nm_beats_the_mean_predictor() {
     let m = 64;
     let z = inducing_subset(&x_train, tr.n, tr.d, m, 0).unwrap();
     let model = SvgpConfig::new(tr.n)
-        .init(Rbf::ard(tr.d, 1.0, 1.0, &dev).unwrap(), InducingPoints::new(&z, m, tr.d, &dev).unwrap(), Gaussian::new(0.1, &dev).unwrap(), &dev)
+        .init(
+            Rbf::ard(tr.d, 1.0, 1.0, &dev).unwrap(),
+            InducingPoints::new(&z, m, tr.d, &dev).unwrap(),
+            Gaussian::new(0.1, &dev).unwrap(),
+            &dev,
+        )
         .unwrap();
-    let (model, hist) = fit(model, tr.n, &quiet(4, 256, 0.03), |m, idx| m.minibatch_loss(&x, &y, idx), |_, _| Ok(vec![])).unwrap();
+    let (model, hist) =
+        fit(model, tr.n, &quiet(4, 256, 0.03), |m, idx| m.minibatch_loss(&x, &y, idx), |_, _| Ok(vec![])).unwrap();
     assert!(hist.records[3].objective < hist.records[0].objective);
     let model = burn::module::Module::valid(&model);
     let xt = matrix(xs.transform(&te.x).unwrap(), te.n, te.d, &device()).unwrap();
@@ -65,9 +71,15 @@ fn svgp_probit_classifies_banana() {
     let m = 32;
     let z = inducing_subset(&train.table.x, n, d, m, 0).unwrap();
     let model = SvgpConfig::new(n)
-        .init(Rbf::ard(d, 1.0, 1.0, &dev).unwrap(), InducingPoints::new(&z, m, d, &dev).unwrap(), BernoulliProbit::default(), &dev)
+        .init(
+            Rbf::ard(d, 1.0, 1.0, &dev).unwrap(),
+            InducingPoints::new(&z, m, d, &dev).unwrap(),
+            BernoulliProbit::default(),
+            &dev,
+        )
         .unwrap();
-    let (model, _) = fit(model, n, &quiet(8, 128, 0.05), |m, idx| m.minibatch_loss(&x, &y, idx), |_, _| Ok(vec![])).unwrap();
+    let (model, _) =
+        fit(model, n, &quiet(8, 128, 0.05), |m, idx| m.minibatch_loss(&x, &y, idx), |_, _| Ok(vec![])).unwrap();
     let model = burn::module::Module::valid(&model);
     let xt = matrix(test.table.x.clone(), test.table.n, d, &device()).unwrap();
     let (p, _) = model.predict_y(xt).unwrap();
@@ -98,9 +110,15 @@ fn svgp_robustmax_classifies_iris() {
     let z = inducing_subset(&x_train, n, d, m, 0).unwrap();
     let model = SvgpConfig::new(n)
         .with_num_latent(k)
-        .init(Rbf::ard(d, 1.0, 1.0, &dev).unwrap(), InducingPoints::new(&z, m, d, &dev).unwrap(), RobustMax::default(), &dev)
+        .init(
+            Rbf::ard(d, 1.0, 1.0, &dev).unwrap(),
+            InducingPoints::new(&z, m, d, &dev).unwrap(),
+            RobustMax::default(),
+            &dev,
+        )
         .unwrap();
-    let (model, _) = fit(model, n, &quiet(150, n, 0.05), |m, idx| m.minibatch_loss(&x, &y, idx), |_, _| Ok(vec![])).unwrap();
+    let (model, _) =
+        fit(model, n, &quiet(150, n, 0.05), |m, idx| m.minibatch_loss(&x, &y, idx), |_, _| Ok(vec![])).unwrap();
     let model = burn::module::Module::valid(&model);
     let xt: Tensor<2> = matrix(xs.transform(&test.table.x).unwrap(), test.table.n, d, &device()).unwrap();
     let (p, _) = model.predict_y(xt).unwrap();

@@ -8,15 +8,13 @@ use common::*;
 
 /// Points from the far left tail to the far right tail.
 const Z: [f64; 20] = [
-    -1e6, -1e3, -40.0, -38.0, -30.0, -20.0, -10.0, -5.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 5.0,
-    8.0, 10.0, 20.0, 40.0,
+    -1e6, -1e3, -40.0, -38.0, -30.0, -20.0, -10.0, -5.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 3.0, 5.0, 8.0, 10.0, 20.0,
+    40.0,
 ];
 
 /// Points where finite differences of `ln Φ` are well conditioned (its value and slope are not
 /// both tiny), left tail included.
-const Z_GRAD: [f64; 14] = [
-    -40.0, -30.0, -20.0, -10.0, -5.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 5.0,
-];
+const Z_GRAD: [f64; 14] = [-40.0, -30.0, -20.0, -10.0, -5.0, -3.0, -1.0, -0.5, 0.0, 0.5, 1.0, 2.0, 3.0, 5.0];
 
 fn t1(v: &[f64], dev: &burn::tensor::Device) -> Tensor<1> {
     Tensor::from_data(TensorData::new(v.to_vec(), [v.len()]), dev)
@@ -38,11 +36,7 @@ fn max_err(a: &[f64], b: &[f64], floor: f64) -> f64 {
     a.iter()
         .zip(b)
         .map(|(&x, &y)| {
-            let e = if x == y {
-                0.0
-            } else {
-                (x - y).abs() / y.abs().max(floor)
-            };
+            let e = if x == y { 0.0 } else { (x - y).abs() / y.abs().max(floor) };
             if e.is_nan() {
                 f64::INFINITY
             } else {
@@ -72,9 +66,7 @@ fn central_differences(f: fn(Tensor<1>) -> Tensor<1>, z: &[f64], w: &[f64], h: f
     let dev = device();
     let up = host(f(t1(z, &dev).add_scalar(h)));
     let down = host(f(t1(z, &dev).sub_scalar(h)));
-    (0..z.len())
-        .map(|i| w[i] * (up[i] - down[i]) / (2.0 * h))
-        .collect()
+    (0..z.len()).map(|i| w[i] * (up[i] - down[i]) / (2.0 * h)).collect()
 }
 
 #[test]
@@ -107,11 +99,7 @@ fn inv_mills_and_norm_cdf_equal_the_host_functions() {
 fn log_ndtr_gradient_is_inv_mills_and_matches_finite_differences() {
     let w = weights(Z_GRAD.len());
     let auto = autodiff_grad(log_ndtr, &Z_GRAD, &w);
-    let exact: Vec<f64> = Z_GRAD
-        .iter()
-        .zip(&w)
-        .map(|(&z, w)| w * special::inv_mills(z))
-        .collect();
+    let exact: Vec<f64> = Z_GRAD.iter().zip(&w).map(|(&z, w)| w * special::inv_mills(z)).collect();
     assert!(rel_errs(&auto, &exact) <= tol(1e-15, 1e-6), "{auto:?}");
     if is_f64() {
         let fd = central_differences(log_ndtr, &Z_GRAD, &w, 1e-5);
@@ -153,29 +141,19 @@ fn inv_mills_gradient_matches_finite_differences() {
 fn norm_cdf_gradient_is_norm_pdf() {
     let w = weights(Z_GRAD.len());
     let auto = autodiff_grad(norm_cdf, &Z_GRAD, &w);
-    let exact: Vec<f64> = Z_GRAD
-        .iter()
-        .zip(&w)
-        .map(|(&z, w)| w * special::norm_pdf(z))
-        .collect();
+    let exact: Vec<f64> = Z_GRAD.iter().zip(&w).map(|(&z, w)| w * special::norm_pdf(z)).collect();
     assert!(rel_errs(&auto, &exact) <= tol(1e-12, 1e-5), "{auto:?}");
 }
 
 #[test]
 fn log_ndtr_on_f32_tensors_is_finite_down_to_minus_30() {
     let z: Vec<f64> = (0..=600).map(|i| -0.05 * f64::from(i)).collect();
-    let x = Tensor::<1>::from_data(
-        TensorData::new(z.clone(), [z.len()]),
-        (&device(), DType::F32),
-    );
+    let x = Tensor::<1>::from_data(TensorData::new(z.clone(), [z.len()]), (&device(), DType::F32));
     let out = log_ndtr(x);
     assert_eq!(out.dtype(), DType::F32);
     let got = host(out);
     // Reference: the f64 function at the f32-rounded inputs.
-    let want: Vec<f64> = z
-        .iter()
-        .map(|&z| special::log_ndtr(f64::from(z as f32)))
-        .collect();
+    let want: Vec<f64> = z.iter().map(|&z| special::log_ndtr(f64::from(z as f32))).collect();
     assert!(got.iter().all(|v| v.is_finite() && *v < 0.0), "{got:?}");
     assert!(rel_errs(&got, &want) < 1e-7);
 }
@@ -202,9 +180,7 @@ fn log_sum_exp_dim_matches_host_and_keeps_the_dimension() {
 
     let by_column = log_sum_exp_dim(x, 0);
     assert_eq!(by_column.dims(), [1, 4]);
-    let want: Vec<f64> = (0..4)
-        .map(|j| special::log_sum_exp(&rows.map(|r| r[j])))
-        .collect();
+    let want: Vec<f64> = (0..4).map(|j| special::log_sum_exp(&rows.map(|r| r[j]))).collect();
     assert!(max_err(&host(by_column), &want, 1.0) <= tol(1e-15, 1e-6));
 }
 
@@ -223,8 +199,5 @@ fn log_sum_exp_dim_gradient_is_the_softmax() {
             row.iter().map(move |x| (x - lse).exp())
         })
         .collect();
-    assert!(
-        max_err(&auto, &softmax, 1e-12) <= tol(1e-12, 1e-5),
-        "{auto:?}"
-    );
+    assert!(max_err(&auto, &softmax, 1e-12) <= tol(1e-12, 1e-5), "{auto:?}");
 }

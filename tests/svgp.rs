@@ -62,9 +62,7 @@ fn elbo_is_a_lower_bound_for_random_inducing_points() {
         let m = 3 + 3 * seed as usize;
         let zv: Vec<f64> = uniform(m, 50 + seed).iter().map(|v| v * 2.0).collect();
         let z = InducingPoints::new(&zv, m, 1, &dev).unwrap();
-        let model = SvgpConfig::new(data.n)
-            .init(kernel.clone(), z, Gaussian::new(0.1, &dev).unwrap(), &dev)
-            .unwrap();
+        let model = SvgpConfig::new(data.n).init(kernel.clone(), z, Gaussian::new(0.1, &dev).unwrap(), &dev).unwrap();
         // at the prior q and at the optimal q the bound holds
         let prior_elbo = scalar(model.elbo(x.clone(), y.clone()).unwrap());
         let opt = model.with_optimal_q(x.clone(), y.clone()).unwrap();
@@ -135,20 +133,19 @@ fn adam_training_increases_the_elbo_and_approaches_the_exact_gp() {
     let y = t2(data.y.clone(), data.n, 1, &dev);
     let zv = burn_gp::models::svgp::inducing_subset(&data.x, data.n, 1, 15, 0).unwrap();
     let model = SvgpConfig::new(data.n)
-        .init(Rbf::ard(1, 1.0, 1.0, &dev).unwrap(), InducingPoints::new(&zv, 15, 1, &dev).unwrap(), Gaussian::new(0.1, &dev).unwrap(), &dev)
+        .init(
+            Rbf::ard(1, 1.0, 1.0, &dev).unwrap(),
+            InducingPoints::new(&zv, 15, 1, &dev).unwrap(),
+            Gaussian::new(0.1, &dev).unwrap(),
+            &dev,
+        )
         .unwrap();
     let start = scalar(model.elbo(x.clone(), y.clone()).unwrap());
     let cfg = burn_gp::train::TrainConfig { epochs: 60, batch_size: 50, lr: 0.03, seed: 1, progress: false };
     let xi = x.clone();
     let yi = y.clone();
-    let (model, hist) = burn_gp::train::fit(
-        model,
-        data.n,
-        &cfg,
-        |m, idx| m.minibatch_loss(&xi, &yi, idx),
-        |_, _| Ok(vec![]),
-    )
-    .unwrap();
+    let (model, hist) =
+        burn_gp::train::fit(model, data.n, &cfg, |m, idx| m.minibatch_loss(&xi, &yi, idx), |_, _| Ok(vec![])).unwrap();
     assert_eq!(hist.records.len(), 60);
     let end = scalar(model.elbo(x.clone(), y.clone()).unwrap());
     assert!(end > start + 50.0, "ELBO {start} -> {end}");
@@ -164,7 +161,9 @@ fn shape_and_value_errors_are_typed() {
     let dev = device();
     let data = toy(10, 2, 2);
     let z = InducingPoints::new(&data.x[..6], 3, 2, &dev).unwrap();
-    let model = SvgpConfig::new(10).init(Rbf::ard(2, 1.0, 1.0, &dev).unwrap(), z, Gaussian::new(0.1, &dev).unwrap(), &dev).unwrap();
+    let model = SvgpConfig::new(10)
+        .init(Rbf::ard(2, 1.0, 1.0, &dev).unwrap(), z, Gaussian::new(0.1, &dev).unwrap(), &dev)
+        .unwrap();
     let x_bad = t2(vec![0.0; 30], 10, 3, &dev);
     let y = t2(vec![0.0; 10], 10, 1, &dev);
     assert!(matches!(model.elbo(x_bad, y.clone()), Err(Error::ShapeMismatch { .. })));
@@ -173,5 +172,8 @@ fn shape_and_value_errors_are_typed() {
     assert!(matches!(model.elbo(x, y_bad), Err(Error::ShapeMismatch { .. })));
     assert!(matches!(InducingPoints::new(&[f64::NAN, 0.0], 1, 2, &dev), Err(Error::NonFinite { .. })));
     assert!(matches!(Rbf::new(&[-1.0], 1.0, &dev), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(burn_gp::models::svgp::matrix(vec![1.0, f64::INFINITY], 1, 2, &dev), Err(Error::NonFinite { index: 1, .. })));
+    assert!(matches!(
+        burn_gp::models::svgp::matrix(vec![1.0, f64::INFINITY], 1, 2, &dev),
+        Err(Error::NonFinite { index: 1, .. })
+    ));
 }

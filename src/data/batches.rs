@@ -23,23 +23,14 @@ impl MiniBatches {
     /// [`Error::InvalidArgument`]; a `batch_size` above `n` gives one full-data batch per epoch.
     pub fn new(n: usize, batch_size: usize, seed: u64) -> Result<Self> {
         if n == 0 {
-            return Err(Error::Empty {
-                context: "MiniBatches::new (n = 0 rows)".to_string(),
-            });
+            return Err(Error::Empty { context: "MiniBatches::new (n = 0 rows)".to_string() });
         }
         if batch_size == 0 {
             return Err(Error::invalid("batch_size", "must be at least 1"));
         }
         let mut rng = StdRng::seed_from_u64(seed);
         let order = permutation(n, &mut rng);
-        Ok(Self {
-            n,
-            batch_size: batch_size.min(n),
-            rng,
-            order,
-            pos: 0,
-            epoch: 0,
-        })
+        Ok(Self { n, batch_size: batch_size.min(n), rng, order, pos: 0, epoch: 0 })
     }
 
     /// Batches per epoch, `⌈n / batch_size⌉`.
@@ -105,10 +96,7 @@ mod tests {
         for expected_epoch in 0..3 {
             let epoch = mb.next_epoch();
             assert_eq!(mb.epoch(), expected_epoch);
-            assert_eq!(
-                epoch.iter().map(Vec::len).collect::<Vec<_>>(),
-                vec![4, 4, 2]
-            );
+            assert_eq!(epoch.iter().map(Vec::len).collect::<Vec<_>>(), vec![4, 4, 2]);
             assert_eq!(sorted(epoch.concat()), (0..10).collect::<Vec<_>>());
         }
     }
@@ -130,10 +118,7 @@ mod tests {
     fn iterator_crosses_epoch_boundaries() {
         let mut it = MiniBatches::new(5, 2, 9).unwrap();
         let batches: Vec<Vec<usize>> = it.by_ref().take(6).collect();
-        assert_eq!(
-            batches.iter().map(Vec::len).collect::<Vec<_>>(),
-            vec![2, 2, 1, 2, 2, 1]
-        );
+        assert_eq!(batches.iter().map(Vec::len).collect::<Vec<_>>(), vec![2, 2, 1, 2, 2, 1]);
         assert_eq!(sorted(batches[3..].concat()), (0..5).collect::<Vec<_>>());
         assert_eq!(it.epoch(), 1);
     }
@@ -144,10 +129,7 @@ mod tests {
         let first = mb.next_batch();
         let rest = mb.next_epoch();
         assert_eq!(rest.len(), 2);
-        assert_eq!(
-            sorted([first, rest.concat()].concat()),
-            (0..6).collect::<Vec<_>>()
-        );
+        assert_eq!(sorted([first, rest.concat()].concat()), (0..6).collect::<Vec<_>>());
     }
 
     #[test]
@@ -155,13 +137,7 @@ mod tests {
         let mut mb = MiniBatches::new(3, 100, 0).unwrap();
         assert_eq!(mb.batches_per_epoch(), 1);
         assert_eq!(sorted(mb.next_batch()), vec![0, 1, 2]);
-        assert!(matches!(
-            MiniBatches::new(3, 0, 0),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            MiniBatches::new(0, 1, 0),
-            Err(Error::Empty { .. })
-        ));
+        assert!(matches!(MiniBatches::new(3, 0, 0), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(MiniBatches::new(0, 1, 0), Err(Error::Empty { .. })));
     }
 }

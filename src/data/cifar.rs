@@ -9,18 +9,8 @@ use super::subset::Subset;
 use crate::error::{Error, Result};
 
 /// Class names of CIFAR-10, by label.
-pub const CIFAR10_CLASSES: [&str; 10] = [
-    "airplane",
-    "automobile",
-    "bird",
-    "cat",
-    "deer",
-    "dog",
-    "frog",
-    "horse",
-    "ship",
-    "truck",
-];
+pub const CIFAR10_CLASSES: [&str; 10] =
+    ["airplane", "automobile", "bird", "cat", "deer", "dog", "frog", "horse", "ship", "truck"];
 
 /// Folder the CIFAR-10 binary archive extracts to.
 pub const CIFAR10_FOLDER: &str = "cifar-10-batches-bin";
@@ -70,9 +60,7 @@ pub fn load_cifar10(root: &Path, subset: Subset) -> Result<ImageSet> {
 fn append_batch(path: &Path, images: &mut Vec<u8>, labels: &mut Vec<u8>) -> Result<()> {
     let bytes = read_bytes(path)?;
     if bytes.is_empty() {
-        return Err(Error::Empty {
-            context: format!("CIFAR-10 batch {}", path.display()),
-        });
+        return Err(Error::Empty { context: format!("CIFAR-10 batch {}", path.display()) });
     }
     if !bytes.len().is_multiple_of(CIFAR10_RECORD_BYTES) {
         return Err(bad_format(
@@ -89,11 +77,7 @@ fn append_batch(path: &Path, images: &mut Vec<u8>, labels: &mut Vec<u8>) -> Resu
         labels.push(record[0]);
         images.extend_from_slice(&record[1..]);
     }
-    check_labels(
-        &path.display().to_string(),
-        labels[first..].iter().map(|&l| usize::from(l)),
-        CIFAR10_CLASSES.len(),
-    )
+    check_labels(&path.display().to_string(), labels[first..].iter().map(|&l| usize::from(l)), CIFAR10_CLASSES.len())
 }
 
 #[cfg(test)]
@@ -102,10 +86,7 @@ mod tests {
     use crate::data::testutil::{temp_dir, write_file, write_gz};
 
     /// The bytes of a CIFAR-10 binary batch holding `labels` with images `pixels(i)`.
-    fn encode_cifar10_batch(
-        labels: &[u8],
-        mut pixels: impl FnMut(usize) -> [u8; PIXELS],
-    ) -> Vec<u8> {
+    fn encode_cifar10_batch(labels: &[u8], mut pixels: impl FnMut(usize) -> [u8; PIXELS]) -> Vec<u8> {
         let mut bytes = Vec::with_capacity(labels.len() * CIFAR10_RECORD_BYTES);
         for (i, &label) in labels.iter().enumerate() {
             bytes.push(label);
@@ -128,16 +109,10 @@ mod tests {
         let dir = temp_dir("cifar-batch");
         let path = write_file(&dir, "b.bin", &encode_cifar10_batch(&[3, 9], planes));
         let set = load_cifar10_batch(&path).unwrap();
-        assert_eq!(
-            (set.n, set.channels, set.height, set.width, set.num_classes),
-            (2, 3, 32, 32, 10)
-        );
+        assert_eq!((set.n, set.channels, set.height, set.width, set.num_classes), (2, 3, 32, 32, 10));
         assert_eq!(set.labels, vec![3, 9]);
         let img = set.image(1).unwrap();
-        assert_eq!(
-            (img[0], img[1023], img[1024], img[2048], img[3071]),
-            (1, 1, 101, 201, 201)
-        );
+        assert_eq!((img[0], img[1023], img[1024], img[2048], img[3071]), (1, 1, 101, 201, 201));
     }
 
     #[test]
@@ -146,15 +121,9 @@ mod tests {
         let bytes = encode_cifar10_batch(&[1, 2], planes);
         let path = write_file(&dir, "b.bin", &bytes[..bytes.len() - 5]);
         let err = load_cifar10_batch(&path).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("after record 1")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("after record 1")), "{err}");
         let empty = write_file(&dir, "e.bin", &[]);
-        assert!(matches!(
-            load_cifar10_batch(&empty),
-            Err(Error::Empty { .. })
-        ));
+        assert!(matches!(load_cifar10_batch(&empty), Err(Error::Empty { .. })));
     }
 
     #[test]
@@ -173,17 +142,9 @@ mod tests {
         let root = temp_dir("cifar-root");
         let dir = root.join(CIFAR10_FOLDER);
         for k in 1..=5u8 {
-            write_file(
-                &dir,
-                &format!("data_batch_{k}.bin"),
-                &encode_cifar10_batch(&[k, k - 1], planes),
-            );
+            write_file(&dir, &format!("data_batch_{k}.bin"), &encode_cifar10_batch(&[k, k - 1], planes));
         }
-        write_gz(
-            &dir,
-            "test_batch.bin.gz",
-            &encode_cifar10_batch(&[7], planes),
-        );
+        write_gz(&dir, "test_batch.bin.gz", &encode_cifar10_batch(&[7], planes));
         let train = load_cifar10(&root, Subset::Train).unwrap();
         assert_eq!(train.n, 10);
         assert_eq!(train.labels, vec![1, 0, 2, 1, 3, 2, 4, 3, 5, 4]);
@@ -197,19 +158,9 @@ mod tests {
         let err = load_cifar10(&root, Subset::Test).unwrap_err();
         match err {
             Error::MissingFile { path, hint } => {
-                assert!(
-                    path.ends_with("cifar-10-batches-bin/test_batch.bin"),
-                    "{}",
-                    path.display()
-                );
-                assert!(
-                    hint.contains("https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"),
-                    "{hint}"
-                );
-                assert!(
-                    hint.contains("--data DIR") && hint.contains("BURN_GP_DATA"),
-                    "{hint}"
-                );
+                assert!(path.ends_with("cifar-10-batches-bin/test_batch.bin"), "{}", path.display());
+                assert!(hint.contains("https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"), "{hint}");
+                assert!(hint.contains("--data DIR") && hint.contains("BURN_GP_DATA"), "{hint}");
             }
             other => panic!("unexpected {other}"),
         }

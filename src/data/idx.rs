@@ -27,12 +27,7 @@ pub struct IdxImages {
 /// not match the header is [`Error::BadFormat`](crate::error::Error::BadFormat).
 pub fn load_idx_images(path: &Path) -> Result<IdxImages> {
     let (dims, pixels) = read_idx(path, IDX_IMAGES_MAGIC, "IDX unsigned-byte images")?;
-    Ok(IdxImages {
-        pixels,
-        n: dims[0],
-        height: dims[1],
-        width: dims[2],
-    })
+    Ok(IdxImages { pixels, n: dims[0], height: dims[1], width: dims[2] })
 }
 
 /// Reads an IDX label file (`.gz` is decompressed); errors as for [`load_idx_images`].
@@ -45,10 +40,7 @@ pub fn load_idx_labels(path: &Path) -> Result<Vec<u8>> {
 fn read_idx(path: &Path, magic: u32, what: &str) -> Result<(Vec<usize>, Vec<u8>)> {
     let mut bytes = read_bytes(path)?;
     let Some(head) = bytes.first_chunk::<4>() else {
-        return Err(bad_format(
-            path,
-            format!("{} bytes is too short for an IDX header", bytes.len()),
-        ));
+        return Err(bad_format(path, format!("{} bytes is too short for an IDX header", bytes.len())));
     };
     let found = u32::from_be_bytes(*head);
     if found != magic {
@@ -60,28 +52,16 @@ fn read_idx(path: &Path, magic: u32, what: &str) -> Result<(Vec<usize>, Vec<u8>)
     }
     let header_len = 4 + 4 * (magic & 0xff) as usize;
     let Some(sizes) = bytes.get(4..header_len) else {
-        return Err(bad_format(
-            path,
-            format!("truncated header: it needs {header_len} bytes"),
-        ));
+        return Err(bad_format(path, format!("truncated header: it needs {header_len} bytes")));
     };
-    let dims: Vec<usize> = sizes
-        .chunks_exact(4)
-        .map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize)
-        .collect();
+    let dims: Vec<usize> =
+        sizes.chunks_exact(4).map(|c| u32::from_be_bytes([c[0], c[1], c[2], c[3]]) as usize).collect();
     let Some(expected) = dims.iter().try_fold(1usize, |acc, &k| acc.checked_mul(k)) else {
-        return Err(bad_format(
-            path,
-            format!("header dimensions {dims:?} overflow"),
-        ));
+        return Err(bad_format(path, format!("header dimensions {dims:?} overflow")));
     };
     let held = bytes.len() - header_len;
     if held != expected {
-        let what = if held < expected {
-            "truncated"
-        } else {
-            "trailing bytes"
-        };
+        let what = if held < expected { "truncated" } else { "trailing bytes" };
         return Err(bad_format(
             path,
             format!("header dimensions {dims:?} need {expected} data bytes but the file holds {held} ({what})"),
@@ -110,10 +90,7 @@ mod tests {
 
     #[test]
     fn encode_matches_the_magic_numbers() {
-        assert_eq!(
-            &encode_idx(&[2, 3, 4], &[])[..4],
-            &IDX_IMAGES_MAGIC.to_be_bytes()
-        );
+        assert_eq!(&encode_idx(&[2, 3, 4], &[])[..4], &IDX_IMAGES_MAGIC.to_be_bytes());
         assert_eq!(&encode_idx(&[2], &[])[..4], &IDX_LABELS_MAGIC.to_be_bytes());
     }
 
@@ -154,25 +131,13 @@ mod tests {
         let dir = temp_dir("idx-trunc");
         let short = write_file(&dir, "short", &encode_idx(&[2, 2, 2], &[0; 7]));
         let err = load_idx_images(&short).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("truncated")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("truncated")), "{err}");
         let long = write_file(&dir, "long", &encode_idx(&[3], &[0; 4]));
         let err = load_idx_labels(&long).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("trailing")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("trailing")), "{err}");
         let header_only = write_file(&dir, "hdr", &encode_idx(&[2, 2, 2], &[])[..9]);
-        assert!(matches!(
-            load_idx_images(&header_only),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(load_idx_images(&header_only), Err(Error::BadFormat { .. })));
         let tiny = write_file(&dir, "tiny", &[0, 0]);
-        assert!(matches!(
-            load_idx_labels(&tiny),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(load_idx_labels(&tiny), Err(Error::BadFormat { .. })));
     }
 }

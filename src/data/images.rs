@@ -43,13 +43,9 @@ impl ImageSet {
         }
         let n = labels.len();
         if n == 0 {
-            return Err(Error::Empty {
-                context: "ImageSet::new (no images)".to_string(),
-            });
+            return Err(Error::Empty { context: "ImageSet::new (no images)".to_string() });
         }
-        let expected = [n, channels, height, width]
-            .iter()
-            .try_fold(1usize, |acc, &k| acc.checked_mul(k));
+        let expected = [n, channels, height, width].iter().try_fold(1usize, |acc, &k| acc.checked_mul(k));
         if expected != Some(images.len()) {
             return Err(Error::shape(
                 "ImageSet::new images (n·c·h·w bytes)",
@@ -57,20 +53,8 @@ impl ImageSet {
                 images.len(),
             ));
         }
-        check_labels(
-            "ImageSet labels",
-            labels.iter().map(|&l| usize::from(l)),
-            num_classes,
-        )?;
-        Ok(Self {
-            images,
-            labels,
-            n,
-            channels,
-            height,
-            width,
-            num_classes,
-        })
+        check_labels("ImageSet labels", labels.iter().map(|&l| usize::from(l)), num_classes)?;
+        Ok(Self { images, labels, n, channels, height, width, num_classes })
     }
 
     /// Values per image, `channels · height · width`.
@@ -97,47 +81,27 @@ impl ImageSet {
 
     /// How many images each class has.
     pub fn class_counts(&self) -> Vec<usize> {
-        count_classes(
-            self.labels.iter().map(|&l| usize::from(l)),
-            self.num_classes,
-        )
+        count_classes(self.labels.iter().map(|&l| usize::from(l)), self.num_classes)
     }
 
     /// The images `indices`, in the order given (repeats allowed).
     pub fn select(&self, indices: &[usize]) -> Result<Self> {
-        let images = gather_rows(
-            "ImageSet::select",
-            &self.images,
-            self.pixels_per_image(),
-            indices,
-        )?;
+        let images = gather_rows("ImageSet::select", &self.images, self.pixels_per_image(), indices)?;
         let labels = gather_rows("ImageSet::select", &self.labels, 1, indices)?;
-        Ok(Self {
-            images,
-            labels,
-            n: indices.len(),
-            ..*self
-        })
+        Ok(Self { images, labels, n: indices.len(), ..*self })
     }
 
     /// The contiguous images `range` (e.g. the first 1000 for a quick run).
     pub fn subset(&self, range: Range<usize>) -> Result<Self> {
         if range.end > self.n || range.start > range.end {
-            return Err(Error::invalid(
-                "range",
-                format!("{range:?} is not within the {} images", self.n),
-            ));
+            return Err(Error::invalid("range", format!("{range:?} is not within the {} images", self.n)));
         }
         self.select(&range.collect::<Vec<_>>())
     }
 
     /// Flattened normalised pixels as features (`d = c·h·w`) with the labels as class targets.
     pub fn to_table(&self) -> Result<Table<usize>> {
-        Table::new(
-            self.to_f64_normalised(),
-            self.labels_usize(),
-            self.pixels_per_image(),
-        )
+        Table::new(self.to_f64_normalised(), self.labels_usize(), self.pixels_per_image())
     }
 }
 
@@ -169,30 +133,14 @@ mod tests {
 
     #[test]
     fn constructor_validates() {
-        assert!(matches!(
-            ImageSet::new(vec![0; 7], vec![0, 0], [1, 2, 2], 3),
-            Err(Error::ShapeMismatch { .. })
-        ));
-        assert!(matches!(
-            ImageSet::new(vec![], vec![], [1, 2, 2], 3),
-            Err(Error::Empty { .. })
-        ));
-        assert!(matches!(
-            ImageSet::new(vec![0; 4], vec![0], [0, 2, 2], 3),
-            Err(Error::InvalidArgument { .. })
-        ));
+        assert!(matches!(ImageSet::new(vec![0; 7], vec![0, 0], [1, 2, 2], 3), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(ImageSet::new(vec![], vec![], [1, 2, 2], 3), Err(Error::Empty { .. })));
+        assert!(matches!(ImageSet::new(vec![0; 4], vec![0], [0, 2, 2], 3), Err(Error::InvalidArgument { .. })));
         assert!(matches!(
             ImageSet::new(vec![0; 8], vec![0, 3], [1, 2, 2], 3),
-            Err(Error::LabelOutOfRange {
-                label: 3,
-                num_classes: 3,
-                ..
-            })
+            Err(Error::LabelOutOfRange { label: 3, num_classes: 3, .. })
         ));
-        assert!(matches!(
-            ImageSet::new(vec![0; 4], vec![0], [usize::MAX, 2, 2], 3),
-            Err(Error::ShapeMismatch { .. })
-        ));
+        assert!(matches!(ImageSet::new(vec![0; 4], vec![0], [usize::MAX, 2, 2], 3), Err(Error::ShapeMismatch { .. })));
     }
 
     #[test]

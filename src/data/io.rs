@@ -9,48 +9,37 @@ use crate::error::{Error, Result};
 
 /// An [`Error::BadFormat`] for `path`.
 pub(crate) fn bad_format(path: &Path, reason: impl Into<String>) -> Error {
-    Error::BadFormat {
-        path: path.to_path_buf(),
-        reason: reason.into(),
-    }
+    Error::BadFormat { path: path.to_path_buf(), reason: reason.into() }
 }
 
 /// An [`Error::Io`] for `path`.
 fn io_error(path: &Path, source: std::io::Error) -> Error {
-    Error::Io {
-        path: path.to_path_buf(),
-        source,
-    }
+    Error::Io { path: path.to_path_buf(), source }
 }
 
 /// Whether `path` names a gzip file (by its `.gz` extension).
 pub(crate) fn is_gz(path: &Path) -> bool {
-    path.extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"))
 }
 
 /// Reads a whole file, decompressing it when its name ends in `.gz`.
 pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
     let mut file = File::open(path).map_err(|source| match source.kind() {
-        ErrorKind::NotFound => Error::MissingFile {
-            path: path.to_path_buf(),
-            hint: "the file does not exist".to_string(),
-        },
+        ErrorKind::NotFound => {
+            Error::MissingFile { path: path.to_path_buf(), hint: "the file does not exist".to_string() }
+        }
         _ => io_error(path, source),
     })?;
     let mut bytes = Vec::new();
     if is_gz(path) {
-        MultiGzDecoder::new(file)
-            .read_to_end(&mut bytes)
-            .map_err(|source| match source.kind() {
-                ErrorKind::InvalidInput | ErrorKind::InvalidData | ErrorKind::UnexpectedEof => {
-                    bad_format(path, format!("gzip decompression failed: {source}"))
-                }
-                _ => io_error(path, source),
-            })?;
+        MultiGzDecoder::new(file).read_to_end(&mut bytes).map_err(|source| match source.kind() {
+            ErrorKind::InvalidInput | ErrorKind::InvalidData | ErrorKind::UnexpectedEof => {
+                bad_format(path, format!("gzip decompression failed: {source}"))
+            }
+            _ => io_error(path, source),
+        })?;
     } else {
-        file.read_to_end(&mut bytes)
-            .map_err(|source| io_error(path, source))?;
+        file.read_to_end(&mut bytes).map_err(|source| io_error(path, source))?;
     }
     Ok(bytes)
 }
@@ -58,13 +47,7 @@ pub(crate) fn read_bytes(path: &Path) -> Result<Vec<u8>> {
 /// Reads a whole (possibly gzipped) UTF-8 text file.
 pub(crate) fn read_text(path: &Path) -> Result<String> {
     String::from_utf8(read_bytes(path)?).map_err(|e| {
-        bad_format(
-            path,
-            format!(
-                "not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            ),
-        )
+        bad_format(path, format!("not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
     })
 }
 
@@ -87,10 +70,7 @@ mod tests {
     fn missing_file_is_missing_file() {
         let dir = temp_dir("io-missing");
         let err = read_bytes(&dir.join("nope.txt")).unwrap_err();
-        assert!(
-            matches!(err, Error::MissingFile { ref path, .. } if path.ends_with("nope.txt")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::MissingFile { ref path, .. } if path.ends_with("nope.txt")), "{err}");
     }
 
     #[test]
@@ -98,10 +78,7 @@ mod tests {
         let dir = temp_dir("io-corrupt");
         let path = write_file(&dir, "x.gz", b"this is not gzip data at all");
         let err = read_bytes(&path).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("gzip")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("gzip")), "{err}");
     }
 
     #[test]
@@ -110,10 +87,7 @@ mod tests {
         let full = write_gz(&dir, "full.gz", &[7u8; 5000]);
         let bytes = std::fs::read(&full).unwrap();
         let cut = write_file(&dir, "cut.gz", &bytes[..bytes.len() / 2]);
-        assert!(matches!(
-            read_bytes(&cut).unwrap_err(),
-            Error::BadFormat { .. }
-        ));
+        assert!(matches!(read_bytes(&cut).unwrap_err(), Error::BadFormat { .. }));
     }
 
     #[test]
@@ -121,9 +95,6 @@ mod tests {
         let dir = temp_dir("io-utf8");
         let path = write_file(&dir, "bad.txt", &[b'1', b' ', 0xff, 0xfe]);
         let err = read_text(&path).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("offset 2")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("offset 2")), "{err}");
     }
 }

@@ -3,11 +3,7 @@ use super::table::Table;
 use crate::error::{check_finite, Error, Result};
 
 /// Checks that every label is in `0..num_classes`; names the first that is not.
-pub(crate) fn check_labels(
-    context: &str,
-    labels: impl IntoIterator<Item = usize>,
-    num_classes: usize,
-) -> Result<()> {
+pub(crate) fn check_labels(context: &str, labels: impl IntoIterator<Item = usize>, num_classes: usize) -> Result<()> {
     match labels.into_iter().find(|&l| l >= num_classes) {
         Some(label) => Err(Error::LabelOutOfRange {
             context: context.to_string(),
@@ -19,10 +15,7 @@ pub(crate) fn check_labels(
 }
 
 /// How many labels fall in each class `0..num_classes` (labels out of range are not counted).
-pub(crate) fn count_classes(
-    labels: impl IntoIterator<Item = usize>,
-    num_classes: usize,
-) -> Vec<usize> {
+pub(crate) fn count_classes(labels: impl IntoIterator<Item = usize>, num_classes: usize) -> Vec<usize> {
     let mut counts = vec![0; num_classes];
     for label in labels {
         if let Some(c) = counts.get_mut(label) {
@@ -43,9 +36,7 @@ impl LabelMap {
     /// The sorted distinct values of `y` (`-0.0` and `0.0` are one value).
     pub fn fit(y: &[f64]) -> Result<Self> {
         if y.is_empty() {
-            return Err(Error::Empty {
-                context: "LabelMap::fit".to_string(),
-            });
+            return Err(Error::Empty { context: "LabelMap::fit".to_string() });
         }
         check_finite("LabelMap::fit", y)?;
         let mut values: Vec<f64> = y.iter().map(|&v| v + 0.0).collect();
@@ -64,17 +55,9 @@ impl LabelMap {
         y.iter()
             .enumerate()
             .map(|(i, &v)| {
-                self.values
-                    .binary_search_by(|probe| probe.total_cmp(&(v + 0.0)))
-                    .map_err(|_| {
-                        Error::invalid(
-                            "y",
-                            format!(
-                                "value {v} at index {i} is not one of the labels {:?}",
-                                self.values
-                            ),
-                        )
-                    })
+                self.values.binary_search_by(|probe| probe.total_cmp(&(v + 0.0))).map_err(|_| {
+                    Error::invalid("y", format!("value {v} at index {i} is not one of the labels {:?}", self.values))
+                })
             })
             .collect()
     }
@@ -103,16 +86,9 @@ impl ClassTable {
     /// Wraps `table`, checking every label is below `class_names.len()` ([`Error::LabelOutOfRange`]).
     pub fn new(table: Table<usize>, class_names: Vec<String>) -> Result<Self> {
         if class_names.is_empty() {
-            return Err(Error::invalid(
-                "class_names",
-                "a classification set needs at least one class",
-            ));
+            return Err(Error::invalid("class_names", "a classification set needs at least one class"));
         }
-        check_labels(
-            "ClassTable labels",
-            table.y.iter().copied(),
-            class_names.len(),
-        )?;
+        check_labels("ClassTable labels", table.y.iter().copied(), class_names.len())?;
         Ok(Self { table, class_names })
     }
 
@@ -133,10 +109,7 @@ impl ClassTable {
 
     /// The rows `indices` (see [`Table::select_rows`]), keeping every class name.
     pub fn select_rows(&self, indices: &[usize]) -> Result<Self> {
-        Ok(Self {
-            table: self.table.select_rows(indices)?,
-            class_names: self.class_names.clone(),
-        })
+        Ok(Self { table: self.table.select_rows(indices)?, class_names: self.class_names.clone() })
     }
 }
 
@@ -158,16 +131,10 @@ mod tests {
     #[test]
     fn label_map_errors() {
         assert!(matches!(LabelMap::fit(&[]), Err(Error::Empty { .. })));
-        assert!(matches!(
-            LabelMap::fit(&[1.0, f64::NAN]),
-            Err(Error::NonFinite { index: 1, .. })
-        ));
+        assert!(matches!(LabelMap::fit(&[1.0, f64::NAN]), Err(Error::NonFinite { index: 1, .. })));
         let map = LabelMap::fit(&[1.0, 2.0]).unwrap();
         let err = map.encode(&[1.0, 3.0]).unwrap_err();
-        assert!(
-            matches!(err, Error::InvalidArgument { ref reason, .. } if reason.contains("index 1")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::InvalidArgument { ref reason, .. } if reason.contains("index 1")), "{err}");
     }
 
     #[test]
@@ -182,27 +149,14 @@ mod tests {
         assert_eq!(sub.labels(), &[0, 2]);
         assert_eq!(sub.table.x, vec![1.0, 3.0]);
         let err = ClassTable::new(table.clone(), names[..2].to_vec()).unwrap_err();
-        assert!(matches!(
-            err,
-            Error::LabelOutOfRange {
-                label: 2,
-                num_classes: 2,
-                ..
-            }
-        ));
-        assert!(matches!(
-            ClassTable::new(table, vec![]),
-            Err(Error::InvalidArgument { .. })
-        ));
+        assert!(matches!(err, Error::LabelOutOfRange { label: 2, num_classes: 2, .. }));
+        assert!(matches!(ClassTable::new(table, vec![]), Err(Error::InvalidArgument { .. })));
     }
 
     #[test]
     fn helpers() {
         assert!(check_labels("t", [0, 1, 2], 3).is_ok());
-        assert!(matches!(
-            check_labels("t", [0, 5], 3),
-            Err(Error::LabelOutOfRange { label: 5, .. })
-        ));
+        assert!(matches!(check_labels("t", [0, 5], 3), Err(Error::LabelOutOfRange { label: 5, .. })));
         assert_eq!(count_classes([0, 2, 2, 9], 3), vec![1, 0, 2]);
     }
 }

@@ -10,18 +10,8 @@ use super::subset::Subset;
 use crate::error::Result;
 
 /// Class names of Fashion-MNIST, by label.
-pub const FASHION_MNIST_CLASSES: [&str; 10] = [
-    "T-shirt/top",
-    "Trouser",
-    "Pullover",
-    "Dress",
-    "Coat",
-    "Sandal",
-    "Shirt",
-    "Sneaker",
-    "Bag",
-    "Ankle boot",
-];
+pub const FASHION_MNIST_CLASSES: [&str; 10] =
+    ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"];
 
 /// Which MNIST-layout dataset to load.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -84,25 +74,11 @@ fn load_mnist_files(dir: &Path, subset: Subset, source: &str) -> Result<ImageSet
     if labels.len() != images.n {
         return Err(bad_format(
             &labels_path,
-            format!(
-                "holds {} labels but {} holds {} images",
-                labels.len(),
-                images_path.display(),
-                images.n
-            ),
+            format!("holds {} labels but {} holds {} images", labels.len(), images_path.display(), images.n),
         ));
     }
-    check_labels(
-        &labels_path.display().to_string(),
-        labels.iter().map(|&l| usize::from(l)),
-        MNIST_CLASSES,
-    )?;
-    ImageSet::new(
-        images.pixels,
-        labels,
-        [1, images.height, images.width],
-        MNIST_CLASSES,
-    )
+    check_labels(&labels_path.display().to_string(), labels.iter().map(|&l| usize::from(l)), MNIST_CLASSES)?;
+    ImageSet::new(images.pixels, labels, [1, images.height, images.width], MNIST_CLASSES)
 }
 
 #[cfg(test)]
@@ -115,11 +91,7 @@ mod tests {
     /// Writes a 3-image 2×2 MNIST-layout test split (images gzipped, labels raw) into `dir`.
     fn write_split(dir: &Path, labels: &[u8]) {
         let n = labels.len() as u32;
-        write_gz(
-            dir,
-            "t10k-images-idx3-ubyte.gz",
-            &encode_idx(&[3, 2, 2], &(0..12).collect::<Vec<u8>>()),
-        );
+        write_gz(dir, "t10k-images-idx3-ubyte.gz", &encode_idx(&[3, 2, 2], &(0..12).collect::<Vec<u8>>()));
         write_file(dir, "t10k-labels-idx1-ubyte", &encode_idx(&[n], labels));
     }
 
@@ -128,10 +100,7 @@ mod tests {
         let root = temp_dir("mnist-ok");
         write_split(&root.join("fashion-mnist"), &[9, 0, 3]);
         let set = load_mnist(&root, MnistVariant::Fashion, Subset::Test).unwrap();
-        assert_eq!(
-            (set.n, set.channels, set.height, set.width, set.num_classes),
-            (3, 1, 2, 2, 10)
-        );
+        assert_eq!((set.n, set.channels, set.height, set.width, set.num_classes), (3, 1, 2, 2, 10));
         assert_eq!(set.labels, vec![9, 0, 3]);
         assert_eq!(set.image(2), Some(&[8, 9, 10, 11][..]));
     }
@@ -168,16 +137,6 @@ mod tests {
         let dir = temp_dir("mnist-label");
         write_split(&dir, &[0, 10, 1]);
         let err = load_mnist_dir(&dir, Subset::Test).unwrap_err();
-        assert!(
-            matches!(
-                err,
-                Error::LabelOutOfRange {
-                    label: 10,
-                    num_classes: 10,
-                    ..
-                }
-            ),
-            "{err}"
-        );
+        assert!(matches!(err, Error::LabelOutOfRange { label: 10, num_classes: 10, .. }), "{err}");
     }
 }

@@ -55,19 +55,12 @@ pub fn pmlb_path(root: &Path, name: &str) -> Result<PathBuf> {
 /// be anywhere); `.gz` is decompressed.
 pub fn read_pmlb_tsv(path: &Path) -> Result<PmlbFrame> {
     let text = read_text(path)?;
-    let header: Vec<&str> = text
-        .lines()
-        .next()
-        .map(|l| Sep::Char('\t').fields(l))
-        .unwrap_or_default();
+    let header: Vec<&str> = text.lines().next().map(|l| Sep::Char('\t').fields(l)).unwrap_or_default();
     let target_cols: Vec<usize> = (0..header.len()).filter(|&j| header[j] == TARGET).collect();
     let [target] = target_cols[..] else {
         return Err(bad_format(
             path,
-            format!(
-                "header needs exactly one column named {TARGET:?}, found {}",
-                target_cols.len()
-            ),
+            format!("header needs exactly one column named {TARGET:?}, found {}", target_cols.len()),
         ));
     };
     if header.len() < 2 {
@@ -75,22 +68,12 @@ pub fn read_pmlb_tsv(path: &Path) -> Result<PmlbFrame> {
     }
     let data = parse_matrix(path, &text, Sep::Char('\t'), 1)?;
     if data.cols != header.len() {
-        return Err(bad_format(
-            path,
-            format!(
-                "header has {} columns but rows have {}",
-                header.len(),
-                data.cols
-            ),
-        ));
+        return Err(bad_format(path, format!("header has {} columns but rows have {}", header.len(), data.cols)));
     }
     let features: Vec<usize> = (0..data.cols).filter(|&j| j != target).collect();
     let feature_names = features.iter().map(|&j| header[j].to_string()).collect();
     let table = Table::new(data.columns(&features), data.column(target), features.len())?;
-    Ok(PmlbFrame {
-        table,
-        feature_names,
-    })
+    Ok(PmlbFrame { table, feature_names })
 }
 
 /// PMLB set `name` as a regression table (targets as stored).
@@ -107,10 +90,7 @@ pub fn load_pmlb_classification(root: &Path, name: &str) -> Result<(ClassTable, 
     if let Some(v) = frame.table.y.iter().find(|v| v.fract() != 0.0) {
         return Err(Error::invalid(
             "name",
-            format!(
-                "{name}: target value {v} is not a class label (a regression set?): {}",
-                path.display()
-            ),
+            format!("{name}: target value {v} is not a class label (a regression set?): {}", path.display()),
         ));
     }
     let map = LabelMap::fit(&frame.table.y)?;
@@ -149,52 +129,28 @@ mod tests {
     #[test]
     fn regression_and_folder_search_order() {
         let root = temp_dir("pmlb-reg");
-        write_file(
-            &root.join("pmlb_regression/r"),
-            "r.tsv",
-            b"x\ttarget\n1\t0.25\n2\t0.5\n",
-        );
+        write_file(&root.join("pmlb_regression/r"), "r.tsv", b"x\ttarget\n1\t0.25\n2\t0.5\n");
         let t = load_pmlb_regression(&root, "r").unwrap();
         assert_eq!(t.y, vec![0.25, 0.5]);
-        assert!(matches!(
-            load_pmlb_classification(&root, "r"),
-            Err(Error::InvalidArgument { .. })
-        ));
+        assert!(matches!(load_pmlb_classification(&root, "r"), Err(Error::InvalidArgument { .. })));
         write_file(&root.join("pmlb/r"), "r.tsv", b"x\ttarget\n1\t7\n");
         assert_eq!(load_pmlb_regression(&root, "r").unwrap().y, vec![7.0]);
-        assert!(pmlb_path(&root, "r")
-            .unwrap()
-            .starts_with(root.join("pmlb")));
+        assert!(pmlb_path(&root, "r").unwrap().starts_with(root.join("pmlb")));
     }
 
     #[test]
     fn format_errors() {
         let dir = temp_dir("pmlb-bad");
         let no_target = write_file(&dir, "a.tsv", b"x\ty\n1\t2\n");
-        assert!(matches!(
-            read_pmlb_tsv(&no_target),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(read_pmlb_tsv(&no_target), Err(Error::BadFormat { .. })));
         let two_targets = write_file(&dir, "b.tsv", b"target\ttarget\n1\t2\n");
-        assert!(matches!(
-            read_pmlb_tsv(&two_targets),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(read_pmlb_tsv(&two_targets), Err(Error::BadFormat { .. })));
         let only_target = write_file(&dir, "c.tsv", b"target\n1\n");
-        assert!(matches!(
-            read_pmlb_tsv(&only_target),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(read_pmlb_tsv(&only_target), Err(Error::BadFormat { .. })));
         let ragged = write_file(&dir, "d.tsv", b"x\ttarget\n1\t2\t3\n");
-        assert!(matches!(
-            read_pmlb_tsv(&ragged),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(read_pmlb_tsv(&ragged), Err(Error::BadFormat { .. })));
         let missing_value = write_file(&dir, "e.tsv", b"x\ttarget\n?\t1\n");
-        assert!(matches!(
-            read_pmlb_tsv(&missing_value),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(read_pmlb_tsv(&missing_value), Err(Error::BadFormat { .. })));
         let empty = write_file(&dir, "f.tsv", b"x\ttarget\n");
         assert!(matches!(read_pmlb_tsv(&empty), Err(Error::Empty { .. })));
     }

@@ -36,19 +36,12 @@ pub fn default_roots() -> Vec<PathBuf> {
 }
 
 /// [`data_root`] with the environment and the defaults passed in (testable without globals).
-fn resolve_root(
-    explicit: Option<&Path>,
-    env: Option<OsString>,
-    defaults: &[PathBuf],
-) -> Result<PathBuf> {
+fn resolve_root(explicit: Option<&Path>, env: Option<OsString>, defaults: &[PathBuf]) -> Result<PathBuf> {
     if let Some(dir) = explicit {
         return existing_dir(dir, "the --data directory does not exist");
     }
     if let Some(dir) = env.filter(|v| !v.is_empty()) {
-        return existing_dir(
-            Path::new(&dir),
-            "BURN_GP_DATA names a directory that does not exist",
-        );
+        return existing_dir(Path::new(&dir), "BURN_GP_DATA names a directory that does not exist");
     }
     if let Some(dir) = defaults.iter().find(|d| d.is_dir()) {
         return Ok(dir.clone());
@@ -56,10 +49,7 @@ fn resolve_root(
     let tried: Vec<String> = defaults.iter().map(|d| d.display().to_string()).collect();
     Err(Error::MissingFile {
         path: defaults.first().cloned().unwrap_or_default(),
-        hint: format!(
-            "no data directory found (tried: {}); {DATA_DIR_HINT}",
-            tried.join(", ")
-        ),
+        hint: format!("no data directory found (tried: {}); {DATA_DIR_HINT}", tried.join(", ")),
     })
 }
 
@@ -68,10 +58,7 @@ fn existing_dir(dir: &Path, why: &str) -> Result<PathBuf> {
     if dir.is_dir() {
         Ok(dir.to_path_buf())
     } else {
-        Err(Error::MissingFile {
-            path: dir.to_path_buf(),
-            hint: why.to_string(),
-        })
+        Err(Error::MissingFile { path: dir.to_path_buf(), hint: why.to_string() })
     }
 }
 
@@ -104,16 +91,12 @@ pub fn require_gz_or_raw(path: &Path, source: &str) -> Result<PathBuf> {
     if gz.is_file() {
         return Ok(gz);
     }
-    require_file(path, source)
-        .map_err(|_| missing(path, &format!("nor {}; {source}", gz.display())))
+    require_file(path, source).map_err(|_| missing(path, &format!("nor {}; {source}", gz.display())))
 }
 
 /// The [`Error::MissingFile`] for `path` with the standard hint.
 fn missing(path: &Path, source: &str) -> Error {
-    Error::MissingFile {
-        path: path.to_path_buf(),
-        hint: format!("{source}; {DATA_DIR_HINT}"),
-    }
+    Error::MissingFile { path: path.to_path_buf(), hint: format!("{source}; {DATA_DIR_HINT}") }
 }
 
 /// Checks that a dataset name is one plain path component (no separators, no `..`).
@@ -126,10 +109,7 @@ pub(crate) fn check_dataset_name(name: &str) -> Result<()> {
     if plain {
         Ok(())
     } else {
-        Err(Error::invalid(
-            "name",
-            format!("{name:?} is not a plain dataset name"),
-        ))
+        Err(Error::invalid("name", format!("{name:?} is not a plain dataset name")))
     }
 }
 
@@ -142,12 +122,7 @@ mod tests {
     fn explicit_directory_wins() {
         let a = temp_dir("root-a");
         let b = temp_dir("root-b");
-        let got = resolve_root(
-            Some(&a),
-            Some(b.clone().into_os_string()),
-            std::slice::from_ref(&b),
-        )
-        .unwrap();
+        let got = resolve_root(Some(&a), Some(b.clone().into_os_string()), std::slice::from_ref(&b)).unwrap();
         assert_eq!(got, a);
     }
 
@@ -156,28 +131,19 @@ mod tests {
         let b = temp_dir("root-fallback");
         let gone = b.join("does-not-exist");
         let err = resolve_root(Some(&gone), None, &[b]).unwrap_err();
-        assert!(
-            matches!(err, Error::MissingFile { ref path, ref hint } if *path == gone && hint.contains("--data"))
-        );
+        assert!(matches!(err, Error::MissingFile { ref path, ref hint } if *path == gone && hint.contains("--data")));
     }
 
     #[test]
     fn env_beats_defaults_and_empty_env_is_ignored() {
         let env = temp_dir("root-env");
         let def = temp_dir("root-def");
-        let got = resolve_root(
-            None,
-            Some(env.clone().into_os_string()),
-            std::slice::from_ref(&def),
-        )
-        .unwrap();
+        let got = resolve_root(None, Some(env.clone().into_os_string()), std::slice::from_ref(&def)).unwrap();
         assert_eq!(got, env);
         let got = resolve_root(None, Some(OsString::new()), std::slice::from_ref(&def)).unwrap();
         assert_eq!(got, def);
         let err = resolve_root(None, Some(env.join("nope").into_os_string()), &[def]).unwrap_err();
-        assert!(
-            matches!(err, Error::MissingFile { ref hint, .. } if hint.contains("BURN_GP_DATA"))
-        );
+        assert!(matches!(err, Error::MissingFile { ref hint, .. } if hint.contains("BURN_GP_DATA")));
     }
 
     #[test]
@@ -190,8 +156,7 @@ mod tests {
         let err = resolve_root(None, None, &[missing1.clone(), missing2.clone()]).unwrap_err();
         let msg = err.to_string();
         assert!(
-            msg.contains(&missing1.display().to_string())
-                && msg.contains(&missing2.display().to_string()),
+            msg.contains(&missing1.display().to_string()) && msg.contains(&missing2.display().to_string()),
             "{msg}"
         );
         assert!(msg.contains("BURN_GP_DATA"), "{msg}");
@@ -202,15 +167,11 @@ mod tests {
         let dir = temp_dir("root-require");
         let present = write_file(&dir, "here.txt", b"x");
         assert_eq!(require_file(&present, "anywhere").unwrap(), present);
-        let err =
-            require_file(&dir.join("gone.txt"), "get it from https://example.org").unwrap_err();
+        let err = require_file(&dir.join("gone.txt"), "get it from https://example.org").unwrap_err();
         match err {
             Error::MissingFile { path, hint } => {
                 assert!(path.ends_with("gone.txt"));
-                assert!(
-                    hint.contains("https://example.org") && hint.contains("--data DIR"),
-                    "{hint}"
-                );
+                assert!(hint.contains("https://example.org") && hint.contains("--data DIR"), "{hint}");
             }
             other => panic!("unexpected {other}"),
         }
@@ -227,10 +188,7 @@ mod tests {
         assert_eq!(require_gz_or_raw(&dir.join("f.bin"), "src").unwrap(), gz);
         let err = require_gz_or_raw(&dir.join("g.bin"), "from the moon").unwrap_err();
         let msg = err.to_string();
-        assert!(
-            msg.contains("g.bin.gz") && msg.contains("g.bin") && msg.contains("from the moon"),
-            "{msg}"
-        );
+        assert!(msg.contains("g.bin.gz") && msg.contains("g.bin") && msg.contains("from the moon"), "{msg}");
     }
 
     #[test]
@@ -239,10 +197,7 @@ mod tests {
             check_dataset_name(good).unwrap();
         }
         for bad in ["", ".", "..", "../etc", "a/b", "a\\b", "/abs"] {
-            assert!(
-                matches!(check_dataset_name(bad), Err(Error::InvalidArgument { .. })),
-                "{bad}"
-            );
+            assert!(matches!(check_dataset_name(bad), Err(Error::InvalidArgument { .. })), "{bad}");
         }
     }
 }

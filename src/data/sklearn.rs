@@ -40,13 +40,7 @@ pub fn load_digits(root: &Path) -> Result<ClassTable> {
     let path = sklearn_file(root, "digits", "digits.csv")?;
     let data = parse_matrix(&path, &read_text(&path)?, Sep::Char(','), 0)?;
     if data.cols != 65 {
-        return Err(bad_format(
-            &path,
-            format!(
-                "rows have {} fields, expected 64 pixels and a label",
-                data.cols
-            ),
-        ));
+        return Err(bad_format(&path, format!("rows have {} fields, expected 64 pixels and a label", data.cols)));
     }
     let names = (0..10).map(|k| k.to_string()).collect();
     ClassTable::new(features_and_labels(&path, &data, 10)?, names)
@@ -60,20 +54,12 @@ pub fn load_diabetes(root: &Path) -> Result<Table> {
     let x = parse_matrix(&x_path, &read_text(&x_path)?, Sep::Whitespace, 0)?;
     let y = parse_matrix(&y_path, &read_text(&y_path)?, Sep::Whitespace, 0)?;
     if y.cols != 1 {
-        return Err(bad_format(
-            &y_path,
-            format!("rows have {} fields, expected one target", y.cols),
-        ));
+        return Err(bad_format(&y_path, format!("rows have {} fields, expected one target", y.cols)));
     }
     if y.rows != x.rows {
         return Err(bad_format(
             &y_path,
-            format!(
-                "holds {} targets but {} holds {} rows",
-                y.rows,
-                x_path.display(),
-                x.rows
-            ),
+            format!("holds {} targets but {} holds {} rows", y.rows, x_path.display(), x.rows),
         ));
     }
     Table::new(x.values, y.values, x.cols)
@@ -83,26 +69,21 @@ pub fn load_diabetes(root: &Path) -> Result<Table> {
 /// then rows of `n_features` values and an integer label.
 fn read_header_csv(path: &Path) -> Result<ClassTable> {
     let text = read_text(path)?;
-    let header: Vec<&str> = text
-        .lines()
-        .next()
-        .map(|l| Sep::Char(',').fields(l))
-        .unwrap_or_default();
-    let (Some(n), Some(d)) = (
-        header.first().and_then(|s| s.parse::<usize>().ok()),
-        header.get(1).and_then(|s| s.parse::<usize>().ok()),
-    ) else {
-        return Err(bad_format(
-            path,
-            "first line must be `n_samples,n_features,<class names>`",
-        ));
+    let header: Vec<&str> = text.lines().next().map(|l| Sep::Char(',').fields(l)).unwrap_or_default();
+    let (Some(n), Some(d)) =
+        (header.first().and_then(|s| s.parse::<usize>().ok()), header.get(1).and_then(|s| s.parse::<usize>().ok()))
+    else {
+        return Err(bad_format(path, "first line must be `n_samples,n_features,<class names>`"));
     };
     let names: Vec<String> = header[2..].iter().map(|s| s.to_string()).collect();
     let data = parse_matrix(path, &text, Sep::Char(','), 1)?;
     if data.rows != n || data.cols != d + 1 {
         return Err(bad_format(
             path,
-            format!("header promises {n} rows of {d} features and a label, file has {} rows of {} fields", data.rows, data.cols),
+            format!(
+                "header promises {n} rows of {d} features and a label, file has {} rows of {} fields",
+                data.rows, data.cols
+            ),
         ));
     }
     ClassTable::new(features_and_labels(path, &data, names.len())?, names)
@@ -129,11 +110,7 @@ mod tests {
     #[test]
     fn header_csv_with_class_names() {
         let root = temp_dir("sk-iris");
-        write_file(
-            &root.join("sklearn/iris"),
-            "iris.csv",
-            b"3,2,a,b\n1.0,2.0,0\n3,4,1\n5,6,1\n",
-        );
+        write_file(&root.join("sklearn/iris"), "iris.csv", b"3,2,a,b\n1.0,2.0,0\n3,4,1\n5,6,1\n");
         let ct = load_iris(&root).unwrap();
         assert_eq!(ct.class_names, vec!["a", "b"]);
         assert_eq!((ct.table.n, ct.table.d), (3, 2));
@@ -146,18 +123,9 @@ mod tests {
         let root = temp_dir("sk-bad");
         let dir = root.join("sklearn/wine");
         write_file(&dir, "wine_data.csv", b"4,2,a,b\n1,2,0\n");
-        assert!(
-            matches!(load_wine(&root), Err(Error::BadFormat { ref reason, .. }) if reason.contains("promises"))
-        );
+        assert!(matches!(load_wine(&root), Err(Error::BadFormat { ref reason, .. }) if reason.contains("promises")));
         write_file(&dir, "wine_data.csv", b"1,2,a,b\n1,2,2\n");
-        assert!(matches!(
-            load_wine(&root),
-            Err(Error::LabelOutOfRange {
-                label: 2,
-                num_classes: 2,
-                ..
-            })
-        ));
+        assert!(matches!(load_wine(&root), Err(Error::LabelOutOfRange { label: 2, num_classes: 2, .. })));
         write_file(&dir, "wine_data.csv", b"1,2,a,b\n1,2,0.5\n");
         assert!(matches!(load_wine(&root), Err(Error::BadFormat { .. })));
         write_file(&dir, "wine_data.csv", b"x,y,a,b\n1,2,0\n");
@@ -176,11 +144,7 @@ mod tests {
             fields
         };
         let body = format!("{}{}", row(3), row(9));
-        write_gz(
-            &root.join("sklearn/digits"),
-            "digits.csv.gz",
-            body.as_bytes(),
-        );
+        write_gz(&root.join("sklearn/digits"), "digits.csv.gz", body.as_bytes());
         let ct = load_digits(&root).unwrap();
         assert_eq!((ct.table.n, ct.table.d, ct.num_classes()), (2, 64, 10));
         assert_eq!(ct.labels(), &[3, 9]);

@@ -26,19 +26,13 @@ pub struct IndexSplit {
 /// empty, is [`Error::InvalidArgument`].
 pub fn random_split(n: usize, test_fraction: f64, seed: u64) -> Result<IndexSplit> {
     if !(test_fraction > 0.0 && test_fraction < 1.0) {
-        return Err(Error::invalid(
-            "test_fraction",
-            format!("{test_fraction} is not in (0, 1)"),
-        ));
+        return Err(Error::invalid("test_fraction", format!("{test_fraction} is not in (0, 1)")));
     }
     let n_test = (n as f64 * test_fraction).round() as usize;
     if n_test == 0 || n_test >= n {
         return Err(Error::invalid(
             "test_fraction",
-            format!(
-                "{test_fraction} of {n} rows leaves {n_test} test and {} training rows",
-                n - n_test.min(n)
-            ),
+            format!("{test_fraction} of {n} rows leaves {n_test} test and {} training rows", n - n_test.min(n)),
         ));
     }
     let mut order = permutation(n, &mut StdRng::seed_from_u64(seed));
@@ -68,22 +62,10 @@ mod tests {
     #[test]
     fn rejects_fractions_that_empty_a_part() {
         for bad in [0.0, 1.0, -0.5, f64::NAN, 1.5] {
-            assert!(
-                matches!(random_split(10, bad, 0), Err(Error::InvalidArgument { .. })),
-                "{bad}"
-            );
+            assert!(matches!(random_split(10, bad, 0), Err(Error::InvalidArgument { .. })), "{bad}");
         }
-        assert!(matches!(
-            random_split(3, 0.1, 0),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            random_split(3, 0.9, 0),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            random_split(0, 0.5, 0),
-            Err(Error::InvalidArgument { .. })
-        ));
+        assert!(matches!(random_split(3, 0.1, 0), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(random_split(3, 0.9, 0), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(random_split(0, 0.5, 0), Err(Error::InvalidArgument { .. })));
     }
 }

@@ -10,15 +10,10 @@ const CONSTANT_TOL: f64 = 10.0 * f64::EPSILON;
 /// Checks a row-major `n × d` matrix: `d > 0`, `n > 0`, `x.len() = n·d`, all finite.
 fn check_matrix(context: &str, x: &[f64], n: usize, d: usize) -> Result<()> {
     if d == 0 {
-        return Err(Error::invalid(
-            "d",
-            format!("{context}: need at least one column"),
-        ));
+        return Err(Error::invalid("d", format!("{context}: need at least one column")));
     }
     if n == 0 {
-        return Err(Error::Empty {
-            context: context.to_string(),
-        });
+        return Err(Error::Empty { context: context.to_string() });
     }
     if n.checked_mul(d) != Some(x.len()) {
         return Err(Error::shape(context, [n, d], x.len()));
@@ -37,10 +32,7 @@ fn column_moments(context: &str, x: &[f64], n: usize, d: usize) -> Result<(Vec<f
     mean.iter_mut().for_each(|m| *m /= n as f64);
     let mut var = vec![0.0; d];
     for row in x.chunks_exact(d) {
-        var.iter_mut()
-            .zip(row)
-            .zip(&mean)
-            .for_each(|((s, v), m)| *s += (v - m) * (v - m));
+        var.iter_mut().zip(row).zip(&mean).for_each(|((s, v), m)| *s += (v - m) * (v - m));
     }
     let std = var
         .iter()
@@ -60,23 +52,14 @@ fn column_moments(context: &str, x: &[f64], n: usize, d: usize) -> Result<(Vec<f
 /// Checks saved moments: equal non-zero lengths, finite means, finite positive deviations.
 fn check_moments(mean: &[f64], std: &[f64]) -> Result<()> {
     if mean.len() != std.len() {
-        return Err(Error::shape(
-            "standardiser moments (std per mean)",
-            mean.len(),
-            std.len(),
-        ));
+        return Err(Error::shape("standardiser moments (std per mean)", mean.len(), std.len()));
     }
     if mean.is_empty() {
-        return Err(Error::Empty {
-            context: "standardiser moments".to_string(),
-        });
+        return Err(Error::Empty { context: "standardiser moments".to_string() });
     }
     check_finite("standardiser mean", mean)?;
     match std.iter().position(|s| !(s.is_finite() && *s > 0.0)) {
-        Some(i) => Err(Error::invalid(
-            "std",
-            format!("{} at index {i} is not a positive finite scale", std[i]),
-        )),
+        Some(i) => Err(Error::invalid("std", format!("{} at index {i} is not a positive finite scale", std[i]))),
         None => Ok(()),
     }
 }
@@ -129,27 +112,13 @@ impl Standardiser {
     }
 
     /// Applies `f(value, mean, std)` column-wise after checking `x` holds whole rows.
-    fn map_rows(
-        &self,
-        context: &str,
-        x: &[f64],
-        f: impl Fn(f64, f64, f64) -> f64,
-    ) -> Result<Vec<f64>> {
+    fn map_rows(&self, context: &str, x: &[f64], f: impl Fn(f64, f64, f64) -> f64) -> Result<Vec<f64>> {
         let d = self.dim();
         if !x.len().is_multiple_of(d) {
-            return Err(Error::shape(
-                context,
-                format!("a multiple of d = {d} values"),
-                x.len(),
-            ));
+            return Err(Error::shape(context, format!("a multiple of d = {d} values"), x.len()));
         }
         Ok(x.chunks_exact(d)
-            .flat_map(|row| {
-                row.iter()
-                    .zip(&self.mean)
-                    .zip(&self.std)
-                    .map(|((&v, &m), &s)| f(v, m, s))
-            })
+            .flat_map(|row| row.iter().zip(&self.mean).zip(&self.std).map(|((&v, &m), &s)| f(v, m, s)))
             .collect())
     }
 }
@@ -166,10 +135,7 @@ impl TargetStandardiser {
     /// Fits on training targets (errors as for [`Standardiser::fit`]).
     pub fn fit(y: &[f64]) -> Result<Self> {
         let (mean, std) = column_moments("TargetStandardiser::fit", y, y.len(), 1)?;
-        Ok(Self {
-            mean: mean[0],
-            std: std[0],
-        })
+        Ok(Self { mean: mean[0], std: std[0] })
     }
 
     /// A target standardiser from a saved mean and standard deviation (finite, `std > 0`).
@@ -228,10 +194,7 @@ mod tests {
         let z = s.transform(&x).unwrap();
         assert!(close(&z, &[-1.0, 0.0, -1.0, 1.0, 0.0, 1.0]));
         assert!(close(&s.inverse_transform(&z).unwrap(), &x));
-        assert!(close(
-            &s.transform(&[2.0, 11.0, 12.0]).unwrap(),
-            &[0.0, 1.0, 2.0]
-        ));
+        assert!(close(&s.transform(&[2.0, 11.0, 12.0]).unwrap(), &[0.0, 1.0, 2.0]));
     }
 
     #[test]
@@ -243,59 +206,24 @@ mod tests {
 
     #[test]
     fn validates_inputs() {
-        assert!(matches!(
-            Standardiser::fit(&[], 0, 2),
-            Err(Error::Empty { .. })
-        ));
-        assert!(matches!(
-            Standardiser::fit(&[1.0; 3], 2, 2),
-            Err(Error::ShapeMismatch { .. })
-        ));
-        assert!(matches!(
-            Standardiser::fit(&[1.0; 3], 3, 0),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            Standardiser::fit(&[1.0, f64::NAN], 2, 1),
-            Err(Error::NonFinite { index: 1, .. })
-        ));
+        assert!(matches!(Standardiser::fit(&[], 0, 2), Err(Error::Empty { .. })));
+        assert!(matches!(Standardiser::fit(&[1.0; 3], 2, 2), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(Standardiser::fit(&[1.0; 3], 3, 0), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(Standardiser::fit(&[1.0, f64::NAN], 2, 1), Err(Error::NonFinite { index: 1, .. })));
         let s = Standardiser::fit(&[1.0, 2.0], 1, 2).unwrap();
-        assert!(matches!(
-            s.transform(&[1.0; 3]),
-            Err(Error::ShapeMismatch { .. })
-        ));
-        assert!(matches!(
-            s.inverse_transform(&[1.0; 3]),
-            Err(Error::ShapeMismatch { .. })
-        ));
+        assert!(matches!(s.transform(&[1.0; 3]), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(s.inverse_transform(&[1.0; 3]), Err(Error::ShapeMismatch { .. })));
     }
 
     #[test]
     fn from_moments_validates() {
         let s = Standardiser::from_moments(vec![1.0, 2.0], vec![2.0, 4.0]).unwrap();
         assert!(close(&s.transform(&[3.0, 6.0]).unwrap(), &[1.0, 1.0]));
-        assert!(matches!(
-            Standardiser::from_moments(vec![1.0], vec![]),
-            Err(Error::ShapeMismatch { .. })
-        ));
-        assert!(matches!(
-            Standardiser::from_moments(vec![], vec![]),
-            Err(Error::Empty { .. })
-        ));
-        assert!(matches!(
-            Standardiser::from_moments(vec![0.0], vec![0.0]),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            TargetStandardiser::from_moments(f64::NAN, 1.0),
-            Err(Error::NonFinite { .. })
-        ));
-        assert_eq!(
-            TargetStandardiser::from_moments(1.0, 2.0)
-                .unwrap()
-                .transform(&[5.0]),
-            vec![2.0]
-        );
+        assert!(matches!(Standardiser::from_moments(vec![1.0], vec![]), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(Standardiser::from_moments(vec![], vec![]), Err(Error::Empty { .. })));
+        assert!(matches!(Standardiser::from_moments(vec![0.0], vec![0.0]), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(TargetStandardiser::from_moments(f64::NAN, 1.0), Err(Error::NonFinite { .. })));
+        assert_eq!(TargetStandardiser::from_moments(1.0, 2.0).unwrap().transform(&[5.0]), vec![2.0]);
     }
 
     #[test]
@@ -309,9 +237,6 @@ mod tests {
         assert!(close(&t.inverse_var(&[1.0, 2.0]), &[5.0, 10.0]));
         assert!(close(&t.inverse_std(&[1.0]), &[5.0f64.sqrt()]));
         assert_eq!(TargetStandardiser::fit(&[3.0, 3.0]).unwrap().std(), 1.0);
-        assert!(matches!(
-            TargetStandardiser::fit(&[]),
-            Err(Error::Empty { .. })
-        ));
+        assert!(matches!(TargetStandardiser::fit(&[]), Err(Error::Empty { .. })));
     }
 }

@@ -45,16 +45,11 @@ impl<Y: Target> Table<Y> {
     /// `x.len() != n·d` is [`Error::ShapeMismatch`], NaN/Inf is [`Error::NonFinite`].
     pub fn new(x: Vec<f64>, y: Vec<Y>, d: usize) -> Result<Self> {
         if d == 0 {
-            return Err(Error::invalid(
-                "d",
-                "a table needs at least one feature column",
-            ));
+            return Err(Error::invalid("d", "a table needs at least one feature column"));
         }
         let n = y.len();
         if n == 0 {
-            return Err(Error::Empty {
-                context: "Table::new (no rows)".to_string(),
-            });
+            return Err(Error::Empty { context: "Table::new (no rows)".to_string() });
         }
         if n.checked_mul(d) != Some(x.len()) {
             return Err(Error::shape("Table::new x (n·d values)", [n, d], x.len()));
@@ -80,12 +75,7 @@ impl<Y: Target> Table<Y> {
     pub fn select_rows(&self, indices: &[usize]) -> Result<Self> {
         let x = gather_rows("Table::select_rows", &self.x, self.d, indices)?;
         let y = gather_rows("Table::select_rows", &self.y, 1, indices)?;
-        Ok(Self {
-            x,
-            y,
-            n: indices.len(),
-            d: self.d,
-        })
+        Ok(Self { x, y, n: indices.len(), d: self.d })
     }
 }
 
@@ -94,12 +84,7 @@ mod tests {
     use super::*;
 
     fn small() -> Table {
-        Table::new(
-            vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0],
-            vec![10.0, 20.0, 30.0],
-            2,
-        )
-        .unwrap()
+        Table::new(vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0], vec![10.0, 20.0, 30.0], 2).unwrap()
     }
 
     #[test]
@@ -109,34 +94,16 @@ mod tests {
         assert_eq!(t.row(1), Some(&[3.0, 4.0][..]));
         assert_eq!(t.row(3), None);
         assert_eq!(t.row(usize::MAX), None);
-        assert_eq!(
-            t.rows().map(|r| r[0]).collect::<Vec<_>>(),
-            vec![1.0, 3.0, 5.0]
-        );
+        assert_eq!(t.rows().map(|r| r[0]).collect::<Vec<_>>(), vec![1.0, 3.0, 5.0]);
     }
 
     #[test]
     fn constructor_validates() {
-        assert!(matches!(
-            Table::new(vec![1.0; 5], vec![0.0; 3], 2),
-            Err(Error::ShapeMismatch { .. })
-        ));
-        assert!(matches!(
-            Table::<f64>::new(vec![], vec![], 2),
-            Err(Error::Empty { .. })
-        ));
-        assert!(matches!(
-            Table::new(vec![], vec![1.0], 0),
-            Err(Error::InvalidArgument { .. })
-        ));
-        assert!(matches!(
-            Table::new(vec![1.0, f64::NAN], vec![0.0], 2),
-            Err(Error::NonFinite { index: 1, .. })
-        ));
-        assert!(matches!(
-            Table::new(vec![1.0, 2.0], vec![f64::INFINITY], 2),
-            Err(Error::NonFinite { index: 0, .. })
-        ));
+        assert!(matches!(Table::new(vec![1.0; 5], vec![0.0; 3], 2), Err(Error::ShapeMismatch { .. })));
+        assert!(matches!(Table::<f64>::new(vec![], vec![], 2), Err(Error::Empty { .. })));
+        assert!(matches!(Table::new(vec![], vec![1.0], 0), Err(Error::InvalidArgument { .. })));
+        assert!(matches!(Table::new(vec![1.0, f64::NAN], vec![0.0], 2), Err(Error::NonFinite { index: 1, .. })));
+        assert!(matches!(Table::new(vec![1.0, 2.0], vec![f64::INFINITY], 2), Err(Error::NonFinite { index: 0, .. })));
         let classes: Table<usize> = Table::new(vec![1.0, 2.0], vec![7, 9], 1).unwrap();
         assert_eq!(classes.y, vec![7, 9]);
     }
@@ -147,10 +114,7 @@ mod tests {
         assert_eq!(s.x, vec![5.0, 6.0, 1.0, 2.0]);
         assert_eq!(s.y, vec![30.0, 10.0]);
         assert_eq!((s.n, s.d), (2, 2));
-        assert!(matches!(
-            small().select_rows(&[3]),
-            Err(Error::InvalidArgument { .. })
-        ));
+        assert!(matches!(small().select_rows(&[3]), Err(Error::InvalidArgument { .. })));
         assert!(matches!(small().select_rows(&[]), Err(Error::Empty { .. })));
     }
 }

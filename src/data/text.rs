@@ -37,30 +37,18 @@ pub(crate) struct Matrix {
 impl Matrix {
     /// Column `j` of every row, in row order.
     pub(crate) fn column(&self, j: usize) -> Vec<f64> {
-        self.values
-            .iter()
-            .skip(j)
-            .step_by(self.cols.max(1))
-            .copied()
-            .collect()
+        self.values.iter().skip(j).step_by(self.cols.max(1)).copied().collect()
     }
 
     /// The columns `cols` of every row, row-major (every index must be below `self.cols`).
     pub(crate) fn columns(&self, cols: &[usize]) -> Vec<f64> {
-        self.values
-            .chunks_exact(self.cols.max(1))
-            .flat_map(|row| cols.iter().map(|&j| row[j]))
-            .collect()
+        self.values.chunks_exact(self.cols.max(1)).flat_map(|row| cols.iter().map(|&j| row[j])).collect()
     }
 }
 
 /// The non-blank lines of `text` after the first `skip`, with their 1-based line numbers.
 fn data_lines(text: &str, skip: usize) -> impl Iterator<Item = (usize, &str)> {
-    text.lines()
-        .enumerate()
-        .skip(skip)
-        .map(|(i, l)| (i + 1, l))
-        .filter(|(_, l)| !l.trim().is_empty())
+    text.lines().enumerate().skip(skip).map(|(i, l)| (i + 1, l)).filter(|(_, l)| !l.trim().is_empty())
 }
 
 /// Parses one field as a finite number; errors name the file, line and field.
@@ -87,10 +75,7 @@ pub(crate) fn parse_matrix(path: &Path, text: &str, sep: Sep, skip: usize) -> Re
         if fields.len() != expected {
             return Err(bad_format(
                 path,
-                format!(
-                    "line {line} has {} fields, earlier rows have {expected}",
-                    fields.len()
-                ),
+                format!("line {line} has {} fields, earlier rows have {expected}", fields.len()),
             ));
         }
         for (j, field) in fields.iter().enumerate() {
@@ -100,9 +85,7 @@ pub(crate) fn parse_matrix(path: &Path, text: &str, sep: Sep, skip: usize) -> Re
     }
     match cols {
         Some(cols) => Ok(Matrix { values, rows, cols }),
-        None => Err(Error::Empty {
-            context: format!("data file {}", path.display()),
-        }),
+        None => Err(Error::Empty { context: format!("data file {}", path.display()) }),
     }
 }
 
@@ -111,28 +94,17 @@ pub(crate) fn parse_index_list(path: &Path, text: &str) -> Result<Vec<usize>> {
     data_lines(text, 0)
         .map(|(line, content)| {
             let field = content.trim();
-            field.parse::<usize>().map_err(|_| {
-                bad_format(
-                    path,
-                    format!("line {line}: {field:?} is not a non-negative integer index"),
-                )
-            })
+            field
+                .parse::<usize>()
+                .map_err(|_| bad_format(path, format!("line {line}: {field:?} is not a non-negative integer index")))
         })
         .collect()
 }
 
 /// Converts a parsed number to a class label, which must be a whole number in `0..num_classes`.
-pub(crate) fn whole_label(
-    path: &Path,
-    row: usize,
-    value: f64,
-    num_classes: usize,
-) -> Result<usize> {
+pub(crate) fn whole_label(path: &Path, row: usize, value: f64, num_classes: usize) -> Result<usize> {
     if value.fract() != 0.0 {
-        return Err(bad_format(
-            path,
-            format!("row {row}: class label {value} is not a whole number"),
-        ));
+        return Err(bad_format(path, format!("row {row}: class label {value} is not a whole number")));
     }
     if value < 0.0 || value >= num_classes as f64 {
         return Err(Error::LabelOutOfRange {
@@ -170,70 +142,36 @@ mod tests {
     #[test]
     fn ragged_rows_report_the_line() {
         let err = parse_matrix(p(), "1 2\n3 4\n5\n", Sep::Whitespace, 0).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("line 3")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("line 3")), "{err}");
     }
 
     #[test]
     fn unparsable_and_non_finite_fields_report_line_and_field() {
         let err = parse_matrix(p(), "1 2\n3 x\n", Sep::Whitespace, 0).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("line 2, field 2")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("line 2, field 2")), "{err}");
         let err = parse_matrix(p(), "1\tnan\n", Sep::Char('\t'), 0).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("not finite")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("not finite")), "{err}");
         let err = parse_matrix(p(), "1,,2\n", Sep::Char(','), 0).unwrap_err();
         assert!(matches!(err, Error::BadFormat { .. }), "{err}");
     }
 
     #[test]
     fn no_rows_is_empty() {
-        assert!(matches!(
-            parse_matrix(p(), "h1 h2\n\n", Sep::Whitespace, 1),
-            Err(Error::Empty { .. })
-        ));
+        assert!(matches!(parse_matrix(p(), "h1 h2\n\n", Sep::Whitespace, 1), Err(Error::Empty { .. })));
     }
 
     #[test]
     fn index_lists() {
-        assert_eq!(
-            parse_index_list(p(), "3\n 0 \n\n12").unwrap(),
-            vec![3, 0, 12]
-        );
-        assert!(matches!(
-            parse_index_list(p(), "1\n-2\n"),
-            Err(Error::BadFormat { .. })
-        ));
-        assert!(matches!(
-            parse_index_list(p(), "1.0\n"),
-            Err(Error::BadFormat { .. })
-        ));
+        assert_eq!(parse_index_list(p(), "3\n 0 \n\n12").unwrap(), vec![3, 0, 12]);
+        assert!(matches!(parse_index_list(p(), "1\n-2\n"), Err(Error::BadFormat { .. })));
+        assert!(matches!(parse_index_list(p(), "1.0\n"), Err(Error::BadFormat { .. })));
     }
 
     #[test]
     fn whole_labels() {
         assert_eq!(whole_label(p(), 1, 2.0, 3).unwrap(), 2);
-        assert!(matches!(
-            whole_label(p(), 1, 1.5, 3),
-            Err(Error::BadFormat { .. })
-        ));
-        assert!(matches!(
-            whole_label(p(), 1, 3.0, 3),
-            Err(Error::LabelOutOfRange {
-                label: 3,
-                num_classes: 3,
-                ..
-            })
-        ));
-        assert!(matches!(
-            whole_label(p(), 1, -1.0, 3),
-            Err(Error::LabelOutOfRange { label: -1, .. })
-        ));
+        assert!(matches!(whole_label(p(), 1, 1.5, 3), Err(Error::BadFormat { .. })));
+        assert!(matches!(whole_label(p(), 1, 3.0, 3), Err(Error::LabelOutOfRange { label: 3, num_classes: 3, .. })));
+        assert!(matches!(whole_label(p(), 1, -1.0, 3), Err(Error::LabelOutOfRange { label: -1, .. })));
     }
 }

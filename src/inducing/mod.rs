@@ -18,4 +18,8 @@ pub trait InducingVariables<K: Kernel>: Module + ModuleDisplay {
     fn kuu(&self, kernel: &K, jitter: f64) -> Tensor<2>;
     /// `Cov(u, f(x))` `[M, n]`.
     fn kuf(&self, kernel: &K, x: Tensor<2>) -> Tensor<2>;
+    /// `Cov(f(x), u)` `[n, M]` (row-major in n, which keeps the models' reductions contiguous).
+    fn kfu(&self, kernel: &K, x: Tensor<2>) -> Tensor<2> {
+        self.kuf(kernel, x).transpose()
+    }
 }

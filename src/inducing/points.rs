@@ -49,4 +49,7 @@ impl<K: Kernel> InducingVariables<K> for InducingPoints {
     fn kuf(&self, kernel: &K, x: Tensor<2>) -> Tensor<2> {
         kernel.k(self.z(), x)
     }
+    fn kfu(&self, kernel: &K, x: Tensor<2>) -> Tensor<2> {
+        kernel.k(x, self.z())
+    }
 }

@@ -25,9 +25,8 @@ pub fn cholesky_with_jitter<const D: usize>(a: Tensor<D>) -> Result<(Tensor<D>, 
     let batch: usize = dims[..D - 2].iter().product();
     let device = a.device();
     let data = a.to_data().convert::<f64>();
-    let values = data
-        .try_into_vec::<f64>()
-        .map_err(|e| Error::Device(format!("cholesky: cannot read input: {e:?}")))?;
+    let values =
+        data.try_into_vec::<f64>().map_err(|e| Error::Device(format!("cholesky: cannot read input: {e:?}")))?;
     let (l, jitter) = host::cholesky_batch(&values, batch, n)?;
     let l = Tensor::<D>::from_data(TensorData::new(l, dims), &device);
     let out = Tensor::from_dispatch(Dispatch::cholesky_attach(a.into_dispatch(), l.into_dispatch()));

@@ -21,7 +21,12 @@ fn par_for(n: usize) -> Par {
 
 /// Copies a row-major slice into a faer matrix.
 pub fn to_mat(s: &[f64], rows: usize, cols: usize) -> Mat<f64> {
-    Mat::from_fn(rows, cols, |i, j| s[i * cols + j])
+    view(s, rows, cols).to_owned()
+}
+
+/// A faer view of a row-major slice (no copy).
+pub fn view(s: &[f64], rows: usize, cols: usize) -> MatRef<'_, f64> {
+    MatRef::from_row_major_slice(s, rows, cols)
 }
 
 /// Appends a faer matrix to a row-major buffer.
@@ -40,7 +45,8 @@ pub fn cholesky_lower(a: &[f64], n: usize) -> Option<Mat<f64>> {
     let mut l = to_mat(a, n, n);
     let par = par_for(n);
     let mut buf = MemBuffer::new(cholesky_in_place_scratch::<f64>(n, par, Default::default()));
-    cholesky_in_place(l.as_mut(), LltRegularization::default(), par, MemStack::new(&mut buf), Default::default()).ok()?;
+    cholesky_in_place(l.as_mut(), LltRegularization::default(), par, MemStack::new(&mut buf), Default::default())
+        .ok()?;
     for i in 0..n {
         for j in i + 1..n {
             l[(i, j)] = 0.0;
@@ -101,9 +107,9 @@ pub fn invert_lower_batch(l: &[f64], batch: usize, n: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(batch * n * n);
     let mut dst = Mat::<f64>::zeros(n, n);
     for b in 0..batch {
-        let src = to_mat(&l[b * n * n..(b + 1) * n * n], n, n);
+        let src = view(&l[b * n * n..(b + 1) * n * n], n, n);
         dst.fill(0.0);
-        faer::linalg::triangular_inverse::invert_lower_triangular(dst.as_mut(), src.as_ref(), par_for(n));
+        faer::linalg::triangular_inverse::invert_lower_triangular(dst.as_mut(), src, par_for(n));
         push_row_major(dst.as_ref(), &mut out);
     }
     out
@@ -128,7 +134,7 @@ pub fn cholesky_backward_batch(l: &[f64], gl: &[f64], batch: usize, n: usize) ->
     let mut out = Vec::with_capacity(batch * n * n);
     let par = par_for(n);
     for b in 0..batch {
-        let lm = to_mat(&l[b * n * n..(b + 1) * n * n], n, n);
+        let lm = view(&l[b * n * n..(b + 1) * n * n], n, n);
         let mut g = to_mat(&gl[b * n * n..(b + 1) * n * n], n, n);
         tril_in_place(&mut g);
         let mut p = lm.transpose() * &g;
@@ -152,9 +158,9 @@ pub fn cholesky_backward_batch(l: &[f64], gl: &[f64], batch: usize, n: usize) ->
 pub fn invert_lower_backward_batch(v: &[f64], gv: &[f64], batch: usize, n: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(batch * n * n);
     for b in 0..batch {
-        let vm = to_mat(&v[b * n * n..(b + 1) * n * n], n, n);
-        let g = to_mat(&gv[b * n * n..(b + 1) * n * n], n, n);
-        let mut r = vm.transpose() * &g * vm.transpose();
+        let vm = view(&v[b * n * n..(b + 1) * n * n], n, n);
+        let g = view(&gv[b * n * n..(b + 1) * n * n], n, n);
+        let mut r = vm.transpose() * g * vm.transpose();
         tril_in_place(&mut r);
         for i in 0..n {
             for j in 0..=i {
@@ -180,7 +186,8 @@ mod tests {
         let mut a = vec![0.0; n * n];
         for i in 0..n {
             for j in 0..n {
-                a[i * n + j] = (0..n).map(|k| x[i * n + k] * x[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
+                a[i * n + j] =
+                    (0..n).map(|k| x[i * n + k] * x[j * n + k]).sum::<f64>() + if i == j { 1.0 } else { 0.0 };
             }
         }
         a

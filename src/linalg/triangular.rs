@@ -39,7 +39,12 @@ fn check_solve_shapes(ctx: &str, a: &[usize], b: &[usize]) -> Result<()> {
 ///
 /// The triangular inverse is formed on the host (n×n) and applied by a device matmul, so the
 /// n×k work stays on the device.
-pub fn solve_triangular<const D: usize>(t: Tensor<D>, b: Tensor<D>, triangle: Triangle, transpose: bool) -> Result<Tensor<D>> {
+pub fn solve_triangular<const D: usize>(
+    t: Tensor<D>,
+    b: Tensor<D>,
+    triangle: Triangle,
+    transpose: bool,
+) -> Result<Tensor<D>> {
     check_solve_shapes("solve_triangular", &t.dims(), &b.dims())?;
     // For upper U, U⁻¹ = (Uᵀ)⁻ᵀ with Uᵀ lower.
     let (lower, flip) = match triangle {

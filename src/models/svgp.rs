@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
 use crate::likelihoods::{Gaussian, Likelihood};
-use crate::linalg::{cholesky, solve_triangular, tri_inverse, Triangle};
+use crate::linalg::{cholesky, row_sums, solve_triangular, tri_inverse, Triangle};
 
 /// A sparse variational GP `f ~ GP(0, k)` with inducing variables `I` and likelihood `L`.
 #[derive(Module, Debug)]
@@ -102,16 +102,26 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
     }
 
     /// Marginals of `q(f(x))` given the prior factor: `([n, P], [n, P])`.
+    ///
+    /// With `Aᵀ = K_fu L_uu⁻ᵀ` `[n, M]`: mean `Aᵀ mᵀ`, variance
+    /// `k(x, x) − ‖Aᵀ_i‖² + ‖(Aᵀ L_q)_i‖²`. Everything is laid out `[n, ·]` so the reductions run
+    /// over contiguous rows.
     fn conditional(&self, x: Tensor<2>, luu: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         let n = x.dims()[0];
-        let kuf = self.inducing.kuf(&self.kernel, x.clone());
-        let a = solve_triangular(luu, kuf, Triangle::Lower, false)?; // [M, n]
-        let mean = a.clone().transpose().matmul(self.q_mu.val().transpose()); // [n, P]
-        let kdiag = self.kernel.k_diag(x);
-        let prior_var = (kdiag - a.clone().powi_scalar(2).sum_dim(0).reshape([n])).reshape([n, 1]);
         let p = self.num_latent();
-        let la = self.q_sqrt_lower().swap_dims(1, 2).matmul(a.unsqueeze::<3>()); // [P, M, n]
-        let q_var = la.powi_scalar(2).sum_dim(1).reshape([p, n]).transpose(); // [n, P]
+        let m = self.num_inducing();
+        let kfu = self.inducing.kfu(&self.kernel, x.clone());
+        let at = kfu.matmul(tri_inverse(luu).transpose()); // [n, M]
+        let mean = at.clone().matmul(self.q_mu.val().transpose()); // [n, P]
+        let kdiag = self.kernel.k_diag(x).reshape([n, 1]);
+        let prior_var = kdiag - row_sums(at.clone().powi_scalar(2)); // [n, 1]
+        let lq = self.q_sqrt_lower();
+        let q_var = if p == 1 {
+            row_sums(at.matmul(lq.reshape([m, m])).powi_scalar(2)) // [n, 1]
+        } else {
+            let la = at.unsqueeze::<3>().matmul(lq); // [P, n, M]
+            la.powi_scalar(2).sum_dim(2).reshape([p, n]).transpose() // [n, P]
+        };
         let var = (prior_var + q_var).clamp_min(1e-12);
         Ok((mean, var))
     }

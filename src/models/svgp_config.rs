@@ -16,4 +16,3 @@ pub struct SvgpConfig {
     #[config(default = 1.0)]
     pub q_sqrt_init: f64,
 }
-

@@ -43,10 +43,7 @@ pub fn gauss_hermite(n: usize) -> (Vec<f64>, Vec<f64>) {
 /// (so `Σ wᵢ = 1`).
 pub fn gauss_hermite_normal(n: usize) -> (Vec<f64>, Vec<f64>) {
     let (x, w) = gauss_hermite(n);
-    (
-        x.into_iter().map(|x| SQRT_2 * x).collect(),
-        w.into_iter().map(|w| FRAC_1_SQRT_PI * w).collect(),
-    )
+    (x.into_iter().map(|x| SQRT_2 * x).collect(), w.into_iter().map(|w| FRAC_1_SQRT_PI * w).collect())
 }
 
 /// Brackets the `index`-th root of `Hₙ` (ascending, from 0), known to lie in `(lo, hi)`, to
@@ -71,12 +68,7 @@ fn roots_below(n: usize, x: f64) -> usize {
     let mut count = 0;
     for k in 0..n {
         let coupling_squared = k as f64 / 2.0;
-        pivot = -x
-            - if k == 0 {
-                0.0
-            } else {
-                coupling_squared / pivot
-            };
+        pivot = -x - if k == 0 { 0.0 } else { coupling_squared / pivot };
         if pivot == 0.0 {
             pivot = -f64::EPSILON * (1.0 + x.abs());
         }
@@ -129,10 +121,8 @@ mod tests {
     ];
 
     /// `(n, largest node, its weight)`, mpmath at 60 digits.
-    const OUTER_NODES: [(usize, f64, f64); 2] = [
-        (20, 5.387480890011233, 2.2293936455341513e-13),
-        (100, 13.40648733814491, 5.908067865031207e-79),
-    ];
+    const OUTER_NODES: [(usize, f64, f64); 2] =
+        [(20, 5.387480890011233, 2.2293936455341513e-13), (100, 13.40648733814491, 5.908067865031207e-79)];
 
     #[test]
     fn five_point_rule_matches_mpmath() {
@@ -147,16 +137,8 @@ mod tests {
     fn outer_nodes_and_weights_match_mpmath() {
         for (n, xr, wr) in OUTER_NODES {
             let (x, w) = gauss_hermite(n);
-            assert!(
-                rel_err(x[n - 1], xr) < 1e-15,
-                "n = {n}: {} vs {xr}",
-                x[n - 1]
-            );
-            assert!(
-                rel_err(w[n - 1], wr) < 1e-12,
-                "n = {n}: {} vs {wr}",
-                w[n - 1]
-            );
+            assert!(rel_err(x[n - 1], xr) < 1e-15, "n = {n}: {} vs {xr}", x[n - 1]);
+            assert!(rel_err(w[n - 1], wr) < 1e-12, "n = {n}: {} vs {wr}", w[n - 1]);
         }
     }
 
@@ -165,24 +147,11 @@ mod tests {
         for n in (1..=100).chain([150, 200, 300, 500, 700]) {
             let (x, w) = gauss_hermite(n);
             assert_eq!((x.len(), w.len()), (n, n));
-            assert!(
-                rel_err(w.iter().sum(), SQRT_PI) < 1e-13,
-                "n = {n}: sum {}",
-                w.iter().sum::<f64>()
-            );
-            assert!(
-                x.windows(2).all(|p| p[0] < p[1]),
-                "n = {n}: nodes not increasing"
-            );
-            assert!(
-                (0..n).all(|i| x[i] == -x[n - 1 - i] && w[i] == w[n - 1 - i]),
-                "n = {n}"
-            );
+            assert!(rel_err(w.iter().sum(), SQRT_PI) < 1e-13, "n = {n}: sum {}", w.iter().sum::<f64>());
+            assert!(x.windows(2).all(|p| p[0] < p[1]), "n = {n}: nodes not increasing");
+            assert!((0..n).all(|i| x[i] == -x[n - 1 - i] && w[i] == w[n - 1 - i]), "n = {n}");
             // Outer weights underflow to zero for n ≳ 450; the rest are positive.
-            assert!(
-                w.iter().all(|&wi| wi > 0.0 || (n > 400 && wi == 0.0)),
-                "n = {n}"
-            );
+            assert!(w.iter().all(|&wi| wi > 0.0 || (n > 400 && wi == 0.0)), "n = {n}");
         }
         assert_eq!(gauss_hermite(0), (vec![], vec![]));
     }
@@ -197,10 +166,7 @@ mod tests {
                 let quad: f64 = x.iter().zip(&w).map(|(x, w)| w * x.powi(k)).sum();
                 let scale: f64 = x.iter().zip(&w).map(|(x, w)| w * x.abs().powi(k)).sum();
                 let exact = if k % 2 == 0 { even_moment } else { 0.0 };
-                assert!(
-                    (quad - exact).abs() <= 1e-13 * scale,
-                    "n = {n}, k = {k}: {quad} vs {exact}"
-                );
+                assert!((quad - exact).abs() <= 1e-13 * scale, "n = {n}, k = {k}: {quad} vs {exact}");
                 if k % 2 == 1 {
                     even_moment *= f64::from(k) / 2.0;
                 }

@@ -115,11 +115,7 @@ mod tests {
         for i in 0..=100 {
             let z = -40.0 + 0.5 * f64::from(i);
             let fd = (log_ndtr(z + h) - log_ndtr(z - h)) / (2.0 * h);
-            assert!(
-                rel_err(fd, inv_mills(z)) < 1e-7,
-                "z = {z}: {fd} vs {}",
-                inv_mills(z)
-            );
+            assert!(rel_err(fd, inv_mills(z)) < 1e-7, "z = {z}: {fd} vs {}", inv_mills(z));
         }
     }
 }

@@ -19,12 +19,7 @@ pub fn log_sum_exp(xs: &[f64]) -> f64 {
     if !m.is_finite() {
         return m;
     }
-    let rest: f64 = xs
-        .iter()
-        .enumerate()
-        .filter(|&(i, _)| i != k)
-        .map(|(_, &x)| (x - m).exp())
-        .sum();
+    let rest: f64 = xs.iter().enumerate().filter(|&(i, _)| i != k).map(|(_, &x)| (x - m).exp()).sum();
     m + rest.ln_1p()
 }
 

@@ -147,10 +147,7 @@ mod tests {
             let z = ndtri(p);
             // A relative error δ in z moves Φ(z) by a relative z·φ(z)/Φ(z)·δ.
             let condition = 1.0 + (z * inv_mills(z)).abs();
-            assert!(
-                rel_err(norm_cdf(z), p) < 4.0 * f64::EPSILON * condition,
-                "p = {p:e}"
-            );
+            assert!(rel_err(norm_cdf(z), p) < 4.0 * f64::EPSILON * condition, "p = {p:e}");
         }
     }
 

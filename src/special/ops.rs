@@ -91,10 +91,7 @@ mod autodiff {
 
     impl<B: Backend + GpSpecialOps, C: CheckpointStrategy> GpSpecialOps for Autodiff<B, C> {
         fn log_ndtr(z: FloatTensor<Self>) -> FloatTensor<Self> {
-            let prep = LogNdtrBackward
-                .prepare::<C>([z.node()])
-                .compute_bound()
-                .stateful();
+            let prep = LogNdtrBackward.prepare::<C>([z.node()]).compute_bound().stateful();
             let z = z.into_primitive();
             match prep {
                 OpsKind::Tracked(prep) => prep.finish(z.clone(), B::log_ndtr(z)),
@@ -103,10 +100,7 @@ mod autodiff {
         }
 
         fn inv_mills(z: FloatTensor<Self>) -> FloatTensor<Self> {
-            let prep = InvMillsBackward
-                .prepare::<C>([z.node()])
-                .compute_bound()
-                .stateful();
+            let prep = InvMillsBackward.prepare::<C>([z.node()]).compute_bound().stateful();
             let z = z.into_primitive();
             match prep {
                 OpsKind::Tracked(prep) => {

@@ -18,14 +18,8 @@ pub(crate) fn check_table(name: &str, f: impl Fn(f64) -> f64, table: &[(f64, f64
     for &(x, want) in table {
         let got = f(x);
         let e = rel_err(got, want);
-        assert!(
-            e <= tol,
-            "{name}({x:e}) = {got:e}, reference {want:e}, relative error {e:e} > {tol:e}"
-        );
+        assert!(e <= tol, "{name}({x:e}) = {got:e}, reference {want:e}, relative error {e:e} > {tol:e}");
         worst = worst.max(e);
     }
-    eprintln!(
-        "{name}: max relative error {worst:.2e} over {} references",
-        table.len()
-    );
+    eprintln!("{name}: max relative error {worst:.2e} over {} references", table.len());
 }

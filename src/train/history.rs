@@ -44,11 +44,8 @@ impl History {
     pub fn write_csv(&self, path: &Path) -> Result<()> {
         let io = |source| Error::Io { path: path.to_path_buf(), source };
         let mut f = std::fs::File::create(path).map_err(io)?;
-        let names: Vec<&str> = self
-            .records
-            .first()
-            .map(|r| r.metrics.iter().map(|(k, _)| k.as_str()).collect())
-            .unwrap_or_default();
+        let names: Vec<&str> =
+            self.records.first().map(|r| r.metrics.iter().map(|(k, _)| k.as_str()).collect()).unwrap_or_default();
         let mut header = String::from("epoch,objective,epoch_s,elapsed_s");
         for n in &names {
             header.push(',');

@@ -68,7 +68,10 @@ where
             let l = loss(&model, &batch)?;
             let value = l.clone().into_scalar::<f64>();
             if !value.is_finite() {
-                return Err(Error::invalid("objective", format!("became {value} at epoch {epoch}; try a smaller lr or more jitter")));
+                return Err(Error::invalid(
+                    "objective",
+                    format!("became {value} at epoch {epoch}; try a smaller lr or more jitter"),
+                ));
             }
             total += value * batch.len() as f64;
             let grads = GradientsParams::from_grads(l.backward(), &model);
@@ -86,7 +89,13 @@ where
         if !config.progress {
             eprintln!("{msg} ({:.2}s)", start.elapsed().as_secs_f64());
         }
-        history.records.push(EpochRecord { epoch, objective, epoch_s, elapsed_s: start.elapsed().as_secs_f64(), metrics });
+        history.records.push(EpochRecord {
+            epoch,
+            objective,
+            epoch_s,
+            elapsed_s: start.elapsed().as_secs_f64(),
+            metrics,
+        });
     }
     bar.finish();
     Ok((model, history))
