@@ -10,13 +10,12 @@
 use std::path::PathBuf;
 use std::time::Instant;
 
-use burn::tensor::Tensor;
 use burn_gp::data::{data_root, load_uci, Standardiser, TargetStandardiser};
-use burn_gp::inducing::InducingPoints;
+use burn_gp::inducing::{inducing_subset, InducingPoints};
 use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::Gaussian;
-use burn_gp::models::svgp::{inducing_subset, matrix};
 use burn_gp::models::SvgpConfig;
+use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::{fit, TrainConfig};
 use clap::Parser;
 
@@ -103,8 +102,8 @@ fn run(args: Args) -> burn_gp::Result<()> {
     let y_test = test.y.clone();
     let evaluate = |m: &burn_gp::models::Svgp<Rbf, InducingPoints, Gaussian>, _epoch: usize| {
         let (mean, var) = m.predict_y(x_eval.clone())?;
-        let mu = ys.inverse_mean(&host(mean));
-        let s2 = ys.inverse_var(&host(var));
+        let mu = ys.inverse_mean(&to_vec(mean));
+        let s2 = ys.inverse_var(&to_vec(var));
         let rmse = burn_gp::metrics::rmse(&mu, &y_test)?;
         let ll = burn_gp::metrics::gaussian_log_likelihood(&mu, &s2, &y_test)?;
         Ok(vec![("rmse".to_string(), rmse), ("test_ll".to_string(), ll)])
@@ -145,8 +144,4 @@ fn run(args: Args) -> burn_gp::Result<()> {
         println!("{line}");
     }
     Ok(())
-}
-
-fn host(t: Tensor<2>) -> Vec<f64> {
-    t.into_data().convert::<f64>().try_into_vec::<f64>().unwrap_or_default()
 }

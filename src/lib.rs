@@ -18,6 +18,7 @@ pub mod linalg;
 pub mod metrics;
 pub mod models;
 pub mod special;
+pub mod tensors;
 pub mod train;
 
 pub use error::{Error, Result};

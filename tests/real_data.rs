@@ -3,12 +3,12 @@
 mod common;
 use burn::tensor::Tensor;
 use burn_gp::data::{load_iris, load_pmlb_classification, load_uci, random_split, Standardiser, TargetStandardiser};
-use burn_gp::inducing::InducingPoints;
+use burn_gp::inducing::{inducing_subset, InducingPoints};
 use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::{one_hot, BernoulliProbit, Gaussian, RobustMax};
 use burn_gp::metrics;
-use burn_gp::models::svgp::{inducing_subset, matrix};
 use burn_gp::models::SvgpConfig;
+use burn_gp::tensors::matrix;
 use burn_gp::train::{fit, TrainConfig};
 use common::*;
 

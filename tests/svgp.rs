@@ -131,7 +131,7 @@ fn adam_training_increases_the_elbo_and_approaches_the_exact_gp() {
     let data = toy(200, 1, 11);
     let x = t2(data.x.clone(), data.n, 1, &dev);
     let y = t2(data.y.clone(), data.n, 1, &dev);
-    let zv = burn_gp::models::svgp::inducing_subset(&data.x, data.n, 1, 15, 0).unwrap();
+    let zv = burn_gp::inducing::inducing_subset(&data.x, data.n, 1, 15, 0).unwrap();
     let model = SvgpConfig::new(data.n)
         .init(
             Rbf::ard(1, 1.0, 1.0, &dev).unwrap(),
@@ -173,7 +173,7 @@ fn shape_and_value_errors_are_typed() {
     assert!(matches!(InducingPoints::new(&[f64::NAN, 0.0], 1, 2, &dev), Err(Error::NonFinite { .. })));
     assert!(matches!(Rbf::new(&[-1.0], 1.0, &dev), Err(Error::InvalidArgument { .. })));
     assert!(matches!(
-        burn_gp::models::svgp::matrix(vec![1.0, f64::INFINITY], 1, 2, &dev),
+        burn_gp::tensors::matrix(vec![1.0, f64::INFINITY], 1, 2, &dev),
         Err(Error::NonFinite { index: 1, .. })
     ));
 }

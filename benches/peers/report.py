@@ -12,6 +12,7 @@ when any run named in ONLY (comma separated; default all) has no result.
 
 import json
 import math
+import os
 import sys
 from pathlib import Path
 
@@ -57,7 +58,11 @@ def main() -> None:
             rec, why = last_json(out / f"{name}.out")
             if rec is None:
                 status = f"failed: {why}"
-        results[name] = {"label": label, "status": status, "result": rec}
+        try:
+            load = float((out / f"{name}.load").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            load = None
+        results[name] = {"label": label, "status": status, "result": rec, "load": load}
 
     ours = results["ours"]["result"]
     rows = []
@@ -74,13 +79,14 @@ def main() -> None:
             fmt(rec and rec["rmse"], ".5f"),
             fmt(rec and rec["test_ll"], ".4f"),
             fmt(ratio, ".3f") if name != "ours" else ("1.000" if ours else "-"),
+            fmt(r["load"], ".2f"),
             "ok" if rec is not None else r["status"],
         ))
 
-    head = ("peer", "s/epoch", "RMSE", "test LL", "ours/peer", "status")
+    head = ("peer", "s/epoch", "RMSE", "test LL", "ours/peer", "busy", "status")
     widths = [max(len(h), *(len(row[i]) for row in rows)) for i, h in enumerate(head)]
     line = lambda cells: "  ".join(  # noqa: E731
-        c.ljust(w) if i in (0, 5) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
+        c.ljust(w) if i in (0, 6) else c.rjust(w) for i, (c, w) in enumerate(zip(cells, widths))
     )
     print(f"\nSVGP on {dataset} split {split} (RMSE and test LL in original units; "
           f"ours/peer = our s/epoch / peer s/epoch, < 1 means we are faster)")
@@ -88,6 +94,12 @@ def main() -> None:
     print(line(tuple("-" * w for w in widths)))
     for row in rows:
         print(line(row))
+    cores = int(os.environ.get("CORES") or os.cpu_count() or 1)
+    busy = [n for n, _ in RUNS if results[n]["load"] is not None and results[n]["load"] > 0.3]
+    print(f"  busy = cores (of {cores}) used by other processes in the second before the run")
+    if busy:
+        print(f"  WARNING: the machine was busy before {', '.join(busy)}; its timings are unreliable "
+              "(GPyTorch's 2 OpenMP threads slow down 5-20x when a core is taken). Re-run on an idle machine.")
     for name, _ in RUNS:
         rec = results[name]["result"]
         if rec and rec.get("timing"):
@@ -105,6 +117,7 @@ def main() -> None:
                 "ours_over_peer_epoch_s": r["ours_over_peer_epoch_s"] if name != "ours" else None,
                 "versions": (r["result"] or {}).get("versions"),
                 "backend": (r["result"] or {}).get("backend"),
+                "busy_cores_at_start": r["load"],
             }
             for name, r in results.items()
         },

@@ -61,7 +61,7 @@ export TF_CPP_MIN_LOG_LEVEL=2
 export PYTHONUNBUFFERED=1
 
 mkdir -p "$OUT"
-rm -f "$OUT"/*.status "$OUT"/*.out "$OUT"/*.err
+rm -f "$OUT"/*.status "$OUT"/*.out "$OUT"/*.err "$OUT"/*.load
 selected() { case ",$ONLY," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 log() { echo "[peers] $*" >&2; }
 
@@ -95,9 +95,20 @@ if selected gpflow || selected gpytorch; then
 fi
 
 # --------------------------------------------------------------------- runs
+busy_cores() {  # cores kept busy by other processes over one second (from /proc/stat)
+  local a b
+  read -r -a a < <(grep '^cpu ' /proc/stat); sleep 1; read -r -a b < <(grep '^cpu ' /proc/stat)
+  awk -v n="$(nproc)" -v a="${a[*]}" -v b="${b[*]}" 'BEGIN {
+    split(a, x, " "); split(b, y, " "); tot = 0
+    for (i = 2; i <= 9; i++) tot += y[i] - x[i]
+    idle = (y[5] - x[5]) + (y[6] - x[6])
+    printf "%.2f\n", (tot > 0 ? n * (tot - idle) / tot : 0) }'
+}
+
 run_one() {  # name timeout cmd...
   local name=$1 limit=$2; shift 2
   log "running $name: $*"
+  busy_cores > "$OUT/$name.load"   # shown in the table: a busy machine skews timings
   timeout "$limit" "$@" > "$OUT/$name.out" 2> "$OUT/$name.err"
   local rc=$?
   if [ $rc -eq 0 ]; then echo ok > "$OUT/$name.status"
@@ -127,5 +138,5 @@ for peer in gpflow gpytorch; do
 done
 
 # ------------------------------------------------------------------- report
-python3 "$HERE/report.py" "$OUT" "$DATASET" "$SPLIT" "$ONLY" | tee "$OUT/report.txt"
+CORES=$(nproc) python3 "$HERE/report.py" "$OUT" "$DATASET" "$SPLIT" "$ONLY" | tee "$OUT/report.txt"
 exit "${PIPESTATUS[0]}"

@@ -1,8 +1,10 @@
 //! Inducing variables: what the sparse posterior is conditioned on. A model asks the
 //! `(inducing variable, kernel)` pair for `Kuu` and `Kuf`, so inducing points and inducing
 //! features (e.g. Fourier features) plug into the same models.
+mod init;
 mod points;
 
+pub use init::inducing_subset;
 pub use points::InducingPoints;
 
 use burn::module::{Module, ModuleDisplay};

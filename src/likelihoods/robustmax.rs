@@ -25,7 +25,7 @@ impl Default for RobustMax {
 }
 
 impl RobustMax {
-    /// `P(f_c = max_k f_k)` for every class: `[n, K]`.
+    /// `P(f_c = max_k f_k)` for every class: `[n, K]` (rows renormalised to sum to 1).
     pub fn argmax_probabilities(&self, f_mean: Tensor<2>, f_var: Tensor<2>) -> Tensor<2> {
         let [n, k] = f_mean.dims();
         let device = f_mean.device();
@@ -37,7 +37,9 @@ impl RobustMax {
         let log_cdf = log_ndtr((x - mu) / sd); // [n, c, g, j]
         let off_diag = (Tensor::<2>::eye(k, &device).neg() + 1.0).reshape([1, k, 1, k]);
         let log_prod = (log_cdf * off_diag).sum_dim(3).reshape([n, k, g]);
-        gh.integrate(log_prod.exp())
+        // Quadrature error leaves Σ_c P_c slightly off 1 for wide marginals: renormalise.
+        let p = gh.integrate(log_prod.exp());
+        p.clone() / p.sum_dim(1)
     }
     fn class_probabilities(&self, p_max: Tensor<2>) -> Tensor<2> {
         let k = p_max.dims()[1] as f64;

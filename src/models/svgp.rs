@@ -4,7 +4,7 @@
 //! `L_uu = chol(K_uu + jitter·I)`. The minibatch ELBO is
 //! `N/|B| Σ_{i∈B} E_q[log p(yᵢ|fᵢ)] − Σ_p KL(q(v_p) ‖ N(0, I))`.
 use burn::module::{Module, Param};
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::tensor::{Device, Tensor};
 
 use super::batch::select_rows;
 use super::checks::{check_inputs, check_targets};
@@ -205,32 +205,4 @@ impl<K: Kernel, I: InducingVariables<K>> Svgp<K, I, Gaussian> {
         self.q_sqrt = Param::from_tensor(lq.unsqueeze::<3>().repeat_dim(0, p).detach());
         Ok(self)
     }
-}
-
-/// Inducing inputs initialised at `m` rows of `x` chosen uniformly without replacement (seeded).
-pub fn inducing_subset(x: &[f64], n: usize, d: usize, m: usize, seed: u64) -> Result<Vec<f64>> {
-    use rand::{seq::SliceRandom, SeedableRng};
-    if m == 0 || m > n {
-        return Err(Error::invalid("m", format!("need 1 ≤ m ≤ n = {n}, got {m}")));
-    }
-    if x.len() != n * d {
-        return Err(Error::shape("inducing_subset", [n, d], [x.len()]));
-    }
-    let mut idx: Vec<usize> = (0..n).collect();
-    let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
-    idx.shuffle(&mut rng);
-    let mut z = Vec::with_capacity(m * d);
-    for &i in &idx[..m] {
-        z.extend_from_slice(&x[i * d..(i + 1) * d]);
-    }
-    Ok(z)
-}
-
-/// Tensor from a row-major host matrix.
-pub fn matrix(values: Vec<f64>, rows: usize, cols: usize, device: &Device) -> Result<Tensor<2>> {
-    if values.len() != rows * cols {
-        return Err(Error::shape("matrix", [rows, cols], [values.len()]));
-    }
-    crate::error::check_finite("matrix", &values)?;
-    Ok(Tensor::from_data(TensorData::new(values, [rows, cols]), device))
 }
