@@ -87,6 +87,30 @@ fn tri_inverse_and_solves_gradients_match_finite_differences() {
 }
 
 #[test]
+fn dense_matmul_matches_burn_and_its_gradient_matches_finite_differences() {
+    let dev = device();
+    let a = t2(uniform(7 * 5, 41), 7, 5, &dev);
+    let b = t2(uniform(5 * 3, 42), 5, 3, &dev);
+    let ours = host(burn_gp::linalg::matmul(a.clone(), b.clone()).unwrap());
+    assert!(max_rel_err(&ours, &host(a.matmul(b)), 1e-3) < tol(1e-14, 1e-6));
+    let bad = burn_gp::linalg::matmul(t2(vec![0.0; 6], 2, 3, &dev), t2(vec![0.0; 4], 2, 2, &dev));
+    assert!(matches!(bad, Err(Error::ShapeMismatch { .. })));
+    if !is_f64() {
+        return;
+    }
+    let fixed = uniform(4 * 6, 43);
+    let e_left = check_grad(5, 4, 44, |x| {
+        let dev = x.device();
+        burn_gp::linalg::matmul(x, t2(fixed.clone(), 4, 6, &dev)).unwrap()
+    });
+    let e_right = check_grad(4, 6, 45, |x| {
+        let dev = x.device();
+        burn_gp::linalg::matmul(t2(fixed[..16].to_vec(), 4, 4, &dev), x).unwrap()
+    });
+    assert!(e_left < 1e-6 && e_right < 1e-6, "{e_left} {e_right}");
+}
+
+#[test]
 fn solves_invert_their_products() {
     let dev = device();
     let n = 9;

@@ -3,7 +3,10 @@
 //! Every m×m factorisation in burn-gp runs here in f64 whatever the tensor precision: the
 //! matrix is read from the device once, factorised by faer's blocked kernels, and written back.
 //! Work whose size grows with the data (n×m products) stays on the device as tensor ops.
-use faer::{Mat, MatRef, Par};
+use faer::linalg::matmul::triangular::{self as tri, BlockStructure};
+use faer::{Accum::Replace, Mat, MatRef, Par};
+
+use BlockStructure::{Rectangular as Rect, TriangularLower as Lower, TriangularUpper as Upper};
 
 use crate::error::{Error, Result};
 
@@ -115,14 +118,13 @@ pub fn invert_lower_batch(l: &[f64], batch: usize, n: usize) -> Vec<f64> {
     out
 }
 
-/// Keeps the lower triangle (diagonal included) of a row-major n×n matrix in place.
-fn tril_in_place(m: &mut Mat<f64>) {
-    let n = m.nrows();
-    for i in 0..n {
-        for j in i + 1..n {
-            m[(i, j)] = 0.0;
-        }
-    }
+/// Row-major product of an `n×k` and a `k×m` matrix.
+pub fn matmul(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
+    let par = if n * k * m >= 1 << 24 { Par::rayon(0) } else { Par::Seq };
+    let mut out = vec![0.0; n * m];
+    let dst = faer::MatMut::from_row_major_slice_mut(&mut out, n, m);
+    faer::linalg::matmul::matmul(dst, faer::Accum::Replace, view(a, n, k), view(b, k, m), 1.0, par);
+    out
 }
 
 /// Backward of the Cholesky factorisation for a batch.
@@ -135,10 +137,10 @@ pub fn cholesky_backward_batch(l: &[f64], gl: &[f64], batch: usize, n: usize) ->
     let par = par_for(n);
     for b in 0..batch {
         let lm = view(&l[b * n * n..(b + 1) * n * n], n, n);
-        let mut g = to_mat(&gl[b * n * n..(b + 1) * n * n], n, n);
-        tril_in_place(&mut g);
-        let mut p = lm.transpose() * &g;
-        tril_in_place(&mut p);
+        let g = view(&gl[b * n * n..(b + 1) * n * n], n, n);
+        // P = tril(Lᵀ tril(Ḡ)): upper × lower, only the lower half of the result is formed.
+        let mut p = Mat::<f64>::zeros(n, n);
+        tri::matmul(p.as_mut(), Lower, Replace, lm.transpose(), Upper, g, Lower, 1.0, par);
         for i in 0..n {
             p[(i, i)] *= 0.5;
         }
@@ -157,16 +159,15 @@ pub fn cholesky_backward_batch(l: &[f64], gl: &[f64], batch: usize, n: usize) ->
 /// Backward of the lower-triangular inverse `V = L⁻¹`: `L̄ = -tril(Vᵀ V̄ Vᵀ)`.
 pub fn invert_lower_backward_batch(v: &[f64], gv: &[f64], batch: usize, n: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(batch * n * n);
+    let par = par_for(n);
     for b in 0..batch {
         let vm = view(&v[b * n * n..(b + 1) * n * n], n, n);
         let g = view(&gv[b * n * n..(b + 1) * n * n], n, n);
-        let mut r = vm.transpose() * g * vm.transpose();
-        tril_in_place(&mut r);
-        for i in 0..n {
-            for j in 0..=i {
-                r[(i, j)] = -r[(i, j)];
-            }
-        }
+        // L̄ = −tril(Vᵀ (V̄ Vᵀ)), using the triangular structure of Vᵀ and of the result.
+        let mut t = Mat::<f64>::zeros(n, n);
+        tri::matmul(t.as_mut(), Rect, Replace, g, Rect, vm.transpose(), Upper, 1.0, par);
+        let mut r = Mat::<f64>::zeros(n, n);
+        tri::matmul(r.as_mut(), Lower, Replace, vm.transpose(), Upper, t.as_ref(), Rect, -1.0, par);
         push_row_major(r.as_ref(), &mut out);
     }
     out
