@@ -98,16 +98,22 @@ fn dense_matmul_matches_burn_and_its_gradient_matches_finite_differences() {
     if !is_f64() {
         return;
     }
-    let fixed = uniform(4 * 6, 43);
-    let e_left = check_grad(5, 4, 44, |x| {
-        let dev = x.device();
-        burn_gp::linalg::matmul(x, t2(fixed.clone(), 4, 6, &dev)).unwrap()
-    });
-    let e_right = check_grad(4, 6, 45, |x| {
-        let dev = x.device();
-        burn_gp::linalg::matmul(t2(fixed[..16].to_vec(), 4, 4, &dev), x).unwrap()
-    });
-    assert!(e_left < 1e-6 && e_right < 1e-6, "{e_left} {e_right}");
+    // all four transpose combinations, gradients with respect to both operands
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        let fixed_b = uniform(24, 43);
+        let (br, bc) = if tb { (6, 4) } else { (4, 6) };
+        let (ar, ac) = if ta { (4, 5) } else { (5, 4) };
+        let e_a = check_grad(ar, ac, 44, |x| {
+            let dev = x.device();
+            burn_gp::linalg::matmul_transposed(x, t2(fixed_b.clone(), br, bc, &dev), ta, tb).unwrap()
+        });
+        let fixed_a = uniform(20, 46);
+        let e_b = check_grad(br, bc, 45, |x| {
+            let dev = x.device();
+            burn_gp::linalg::matmul_transposed(t2(fixed_a.clone(), ar, ac, &dev), x, ta, tb).unwrap()
+        });
+        assert!(e_a < 1e-6 && e_b < 1e-6, "ta={ta} tb={tb}: {e_a} {e_b}");
+    }
 }
 
 #[test]

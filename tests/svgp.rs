@@ -177,3 +177,42 @@ fn shape_and_value_errors_are_typed() {
         Err(Error::NonFinite { index: 1, .. })
     ));
 }
+
+#[test]
+fn chunked_prediction_equals_full_prediction_and_history_writes_csv() {
+    let dev = ad_device();
+    let data = toy(60, 2, 21);
+    let x = t2(data.x.clone(), data.n, data.d, &dev);
+    let y = t2(data.y.clone(), data.n, 1, &dev);
+    let zv = burn_gp::inducing::inducing_subset(&data.x, data.n, 2, 8, 3).unwrap();
+    let model = SvgpConfig::new(data.n)
+        .init(
+            Rbf::ard(2, 1.0, 1.0, &dev).unwrap(),
+            InducingPoints::new(&zv, 8, 2, &dev).unwrap(),
+            Gaussian::new(0.1, &dev).unwrap(),
+            &dev,
+        )
+        .unwrap();
+    let cfg = burn_gp::train::TrainConfig { epochs: 3, batch_size: 16, lr: 0.05, seed: 2, progress: false };
+    let (model, hist) = burn_gp::train::fit(
+        model,
+        data.n,
+        &cfg,
+        |m, idx| m.minibatch_loss(&x, &y, idx),
+        |m, _| Ok(vec![("kl".to_string(), scalar(m.kl_divergence()))]),
+    )
+    .unwrap();
+    let (m_full, v_full) = model.predict_f(x.clone()).unwrap();
+    let (m_chunk, v_chunk) = model.predict_f_chunked(x, 7).unwrap();
+    assert!(max_rel_err(&host(m_chunk), &host(m_full), 1e-6) < 1e-12);
+    assert!(max_rel_err(&host(v_chunk), &host(v_full), 1e-6) < 1e-12);
+    let path = std::env::temp_dir().join(format!("burn_gp_history_{}.csv", std::process::id()));
+    hist.write_csv(&path).unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "epoch,objective,epoch_s,elapsed_s,kl");
+    assert_eq!(lines.len(), 4);
+    assert!(lines[3].starts_with("3,"));
+    assert!(hist.last_metric("kl").unwrap() > 0.0);
+    let _ = std::fs::remove_file(path);
+}

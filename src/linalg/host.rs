@@ -118,13 +118,40 @@ pub fn invert_lower_batch(l: &[f64], batch: usize, n: usize) -> Vec<f64> {
     out
 }
 
-/// Row-major product of an `n×k` and a `k×m` matrix.
-pub fn matmul(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
+/// A row-major matrix operand of [`matmul`], used transposed if `transpose`.
+#[derive(Clone, Copy, Debug)]
+pub struct Operand<'a> {
+    /// Row-major values.
+    pub data: &'a [f64],
+    /// Stored rows.
+    pub rows: usize,
+    /// Stored columns.
+    pub cols: usize,
+    /// Use the transpose.
+    pub transpose: bool,
+}
+
+impl<'a> Operand<'a> {
+    fn mat(&self) -> MatRef<'a, f64> {
+        let v = view(self.data, self.rows, self.cols);
+        if self.transpose {
+            v.transpose()
+        } else {
+            v
+        }
+    }
+}
+
+/// Row-major product `op(a) · op(b)`; returns the values and the result's `(rows, cols)`.
+/// Panics if the inner dimensions differ (callers check shapes first).
+pub fn matmul(a: Operand<'_>, b: Operand<'_>) -> (Vec<f64>, usize, usize) {
+    let (lhs, rhs) = (a.mat(), b.mat());
+    let (n, k, m) = (lhs.nrows(), lhs.ncols(), rhs.ncols());
     let par = if n * k * m >= 1 << 24 { Par::rayon(0) } else { Par::Seq };
     let mut out = vec![0.0; n * m];
     let dst = faer::MatMut::from_row_major_slice_mut(&mut out, n, m);
-    faer::linalg::matmul::matmul(dst, faer::Accum::Replace, view(a, n, k), view(b, k, m), 1.0, par);
-    out
+    faer::linalg::matmul::matmul(dst, Replace, lhs, rhs, 1.0, par);
+    (out, n, m)
 }
 
 /// Backward of the Cholesky factorisation for a batch.

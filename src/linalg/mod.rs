@@ -16,6 +16,6 @@ mod triangular;
 pub use cholesky::{cholesky, cholesky_with_jitter, logdet_from_cholesky};
 pub(crate) use ops::to_host;
 pub use ops::GpLinalgOps;
-pub use product::matmul;
+pub use product::{matmul, matmul_transposed};
 pub use reduce::row_sums;
 pub use triangular::{cholesky_solve, solve_triangular, tri_inverse, Triangle};

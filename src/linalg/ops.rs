@@ -59,22 +59,32 @@ pub trait GpLinalgOps: Backend {
         from_host::<Self>(inv, shape, dtype, &device)
     }
 
-    /// Matrix product `a · b` of `[n, k]` and `[k, m]`. CPU backends compute it with faer's
-    /// blocked kernels (several times faster than Burn's CPU gemm at GP sizes); GPU backends use
-    /// their own matmul, so data never leaves the device.
-    fn dense_matmul(a: FloatTensor<Self>, b: FloatTensor<Self>) -> FloatTensor<Self> {
+    /// Matrix product `op(a) · op(b)` of 2-D matrices, `op` = transpose where the flag is set.
+    /// CPU backends compute it with faer's blocked kernels (several times faster than Burn's CPU
+    /// gemm at GP sizes, and transposes are free views); GPU backends use their own matmul, so the
+    /// data never leaves the device.
+    fn dense_matmul(
+        a: FloatTensor<Self>,
+        b: FloatTensor<Self>,
+        transpose_a: bool,
+        transpose_b: bool,
+    ) -> FloatTensor<Self> {
         let device = a.device();
         let (av, ashape, dtype) = to_host::<Self>(a);
         let (bv, bshape, _) = to_host::<Self>(b);
-        let (n, m) = (ashape[0], bshape[1]);
-        let c = host::matmul(&av, &bv, n, ashape[1], m);
+        let lhs = host::Operand { data: &av, rows: ashape[0], cols: ashape[1], transpose: transpose_a };
+        let rhs = host::Operand { data: &bv, rows: bshape[0], cols: bshape[1], transpose: transpose_b };
+        let (c, n, m) = host::matmul(lhs, rhs);
         from_host::<Self>(c, Shape::new([n, m]), dtype, &device)
     }
 }
 
 crate::macros::impl_for_compiled_backends!(GpLinalgOps, cube {
-    fn dense_matmul(a: FloatTensor<Self>, b: FloatTensor<Self>) -> FloatTensor<Self> {
-        <Self as burn::backend::ops::FloatTensorOps<Self>>::float_matmul(a, b)
+    fn dense_matmul(a: FloatTensor<Self>, b: FloatTensor<Self>, transpose_a: bool, transpose_b: bool) -> FloatTensor<Self> {
+        use burn::backend::ops::FloatTensorOps;
+        let a = if transpose_a { Self::float_swap_dims(a, 0, 1) } else { a };
+        let b = if transpose_b { Self::float_swap_dims(b, 0, 1) } else { b };
+        Self::float_matmul(a, b)
     }
 });
 
@@ -137,33 +147,40 @@ mod autodiff {
     struct DenseMatmulBackward;
 
     impl<B: Backend + GpLinalgOps> Backward<B, 2> for DenseMatmulBackward {
-        type State = (FloatTensor<B>, FloatTensor<B>);
+        type State = (FloatTensor<B>, FloatTensor<B>, bool, bool);
 
+        /// For `C = op(A) op(B)` with upstream gradient `G`:
+        /// `Ā = G op(B)ᵀ` (or its transpose `op(B) Gᵀ` when `A` enters transposed), and
+        /// `B̄ = op(A)ᵀ G` (or `Gᵀ op(A)`).
         fn backward(self, ops: Ops<Self::State, 2>, grads: &mut Gradients, _: &mut Checkpointer) {
-            let (a, b) = ops.state;
+            let (a, b, ta, tb) = ops.state;
             let g = grads.consume::<B>(&ops.node);
             let [node_a, node_b] = ops.parents;
             if let Some(node) = node_a {
-                let ga = B::dense_matmul(g.clone(), B::float_swap_dims(b, 0, 1));
+                let ga = if ta {
+                    B::dense_matmul(b.clone(), g.clone(), tb, true)
+                } else {
+                    B::dense_matmul(g.clone(), b, false, !tb)
+                };
                 grads.register::<B>(node.id, ga);
             }
             if let Some(node) = node_b {
-                let gb = B::dense_matmul(B::float_swap_dims(a, 0, 1), g);
+                let gb = if tb { B::dense_matmul(g, a, true, ta) } else { B::dense_matmul(a, g, !ta, false) };
                 grads.register::<B>(node.id, gb);
             }
         }
     }
 
     impl<B: Backend + GpLinalgOps, C: CheckpointStrategy> GpLinalgOps for Autodiff<B, C> {
-        fn dense_matmul(a: FloatTensor<Self>, b: FloatTensor<Self>) -> FloatTensor<Self> {
+        fn dense_matmul(a: FloatTensor<Self>, b: FloatTensor<Self>, ta: bool, tb: bool) -> FloatTensor<Self> {
             let prep = DenseMatmulBackward.prepare::<C>([a.node(), b.node()]).compute_bound().stateful();
             let (a, b) = (a.into_primitive(), b.into_primitive());
             match prep {
                 OpsKind::Tracked(prep) => {
-                    let c = B::dense_matmul(a.clone(), b.clone());
-                    prep.finish((a, b), c)
+                    let c = B::dense_matmul(a.clone(), b.clone(), ta, tb);
+                    prep.finish((a, b, ta, tb), c)
                 }
-                OpsKind::UnTracked(prep) => prep.finish(B::dense_matmul(a, b)),
+                OpsKind::UnTracked(prep) => prep.finish(B::dense_matmul(a, b, ta, tb)),
             }
         }
 

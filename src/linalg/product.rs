@@ -9,8 +9,17 @@ use crate::error::{Error, Result};
 /// AVX-512/AVX2 kernels are 4–5× faster than Burn-flex's gemm at 256×128×128 on our machine), on
 /// GPU backends by the device's matmul.
 pub fn matmul(a: Tensor<2>, b: Tensor<2>) -> Result<Tensor<2>> {
-    if a.dims()[1] != b.dims()[0] {
-        return Err(Error::shape("linalg::matmul: inner dimensions", a.dims(), b.dims()));
+    matmul_transposed(a, b, false, false)
+}
+
+/// `op(a) · op(b)` where `op` transposes when its flag is set; differentiable. The transposes are
+/// free (no copy) on CPU backends.
+pub fn matmul_transposed(a: Tensor<2>, b: Tensor<2>, transpose_a: bool, transpose_b: bool) -> Result<Tensor<2>> {
+    let (ad, bd) = (a.dims(), b.dims());
+    let inner_a = if transpose_a { ad[0] } else { ad[1] };
+    let inner_b = if transpose_b { bd[1] } else { bd[0] };
+    if inner_a != inner_b {
+        return Err(Error::shape("linalg::matmul: inner dimensions", ad, bd));
     }
-    Ok(Tensor::from_dispatch(Dispatch::dense_matmul(a.into_dispatch(), b.into_dispatch())))
+    Ok(Tensor::from_dispatch(Dispatch::dense_matmul(a.into_dispatch(), b.into_dispatch(), transpose_a, transpose_b)))
 }

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
 use crate::likelihoods::{Gaussian, Likelihood};
-use crate::linalg::{cholesky, matmul, row_sums, solve_triangular, tri_inverse, Triangle};
+use crate::linalg::{cholesky, matmul, matmul_transposed, row_sums, solve_triangular, tri_inverse, Triangle};
 
 /// A sparse variational GP `f ~ GP(0, k)` with inducing variables `I` and likelihood `L`.
 #[derive(Module, Debug)]
@@ -111,7 +111,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         let p = self.num_latent();
         let m = self.num_inducing();
         let kfu = self.inducing.kfu(&self.kernel, x.clone());
-        let at = matmul(kfu, tri_inverse(luu).transpose())?; // [n, M]
+        let at = matmul_transposed(kfu, tri_inverse(luu), false, true)?; // [n, M]
         let mean = at.clone().matmul(self.q_mu.val().transpose()); // [n, P]
         let kdiag = self.kernel.k_diag(x).reshape([n, 1]);
         let prior_var = kdiag - row_sums(at.clone().powi_scalar(2)); // [n, 1]
