@@ -101,6 +101,14 @@ def main() -> None:
         print(f"  WARNING: the machine was busy before {', '.join(busy)}; its timings are unreliable "
               "(GPyTorch's 2 OpenMP threads slow down 5-20x when a core is taken). Re-run on an idle machine.")
     for name, _ in RUNS:
+        times = (results[name]["result"] or {}).get("epoch_times_s")
+        if isinstance(times, list) and len(times) >= 3:
+            timed = sorted(times[1:])  # epoch 1 may carry one-off costs
+            ratio = timed[-1] / max(timed[len(timed) // 2], 1e-12)
+            if ratio > 2.0:
+                print(f"  WARNING: {name}'s epoch times are uneven (slowest/median {ratio:.1f}); "
+                      "something else probably ran meanwhile. Re-run on an idle machine.")
+    for name, _ in RUNS:
         rec = results[name]["result"]
         if rec and rec.get("timing"):
             print(f"  {name}: {rec['timing']}")
