@@ -216,3 +216,40 @@ fn chunked_prediction_equals_full_prediction_and_history_writes_csv() {
     assert!(hist.last_metric("kl").unwrap() > 0.0);
     let _ = std::fs::remove_file(path);
 }
+
+#[test]
+fn trained_model_round_trips_through_a_burnpack_file() {
+    use burn::module::Module;
+    let dev = ad_device();
+    let data = toy(50, 2, 31);
+    let x = t2(data.x.clone(), data.n, data.d, &dev);
+    let y = t2(data.y.clone(), data.n, 1, &dev);
+    let zv = burn_gp::inducing::inducing_subset(&data.x, data.n, 2, 6, 1).unwrap();
+    let build = |dev: &burn::tensor::Device| {
+        SvgpConfig::new(data.n)
+            .init(
+                Rbf::ard(2, 1.0, 1.0, dev).unwrap(),
+                InducingPoints::new(&zv, 6, 2, dev).unwrap(),
+                Gaussian::new(0.1, dev).unwrap(),
+                dev,
+            )
+            .unwrap()
+    };
+    let cfg = burn_gp::train::TrainConfig { epochs: 5, batch_size: 10, lr: 0.05, seed: 4, progress: false };
+    let (trained, _) =
+        burn_gp::train::fit(build(&dev), data.n, &cfg, |m, idx| m.minibatch_loss(&x, &y, idx), |_, _| Ok(vec![]))
+            .unwrap();
+    let path = std::env::temp_dir().join(format!("burn_gp_svgp_{}.bpk", std::process::id()));
+    let xs = t2(uniform(10, 5), 5, 2, &device());
+    let trained = trained.valid();
+    let (m0, v0) = trained.predict_y(xs.clone()).unwrap();
+    trained.save_file(&path).expect("save");
+    let fresh = build(&device());
+    let (m_fresh, _) = fresh.predict_y(xs.clone()).unwrap();
+    let loaded = fresh.load_file(&path);
+    let (m1, v1) = loaded.predict_y(xs).unwrap();
+    let (m0, v0, m1, v1) = (host(m0), host(v0), host(m1), host(v1));
+    assert!(max_rel_err(&m1, &m0, 1e-9) < 1e-12 && max_rel_err(&v1, &v0, 1e-9) < 1e-12);
+    assert!(max_rel_err(&host(m_fresh), &m0, 1e-9) > 1e-3, "training must have changed the model");
+    let _ = std::fs::remove_file(path);
+}
