@@ -9,7 +9,6 @@
 //! likelihood, more use `--likelihood robustmax` (default) or `softmax`.
 //! With `--json` the last stdout line is
 //! `{"example":"svgp_classify","dataset":…,"classes":…,"m":…,"epochs":…,"epoch_s":…,"accuracy":…,"nll":…,"ece":…,"backend":…}`.
-use std::path::PathBuf;
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
@@ -22,9 +21,11 @@ use burn_gp::likelihoods::{one_hot, BernoulliProbit, Likelihood, RobustMax, Soft
 use burn_gp::metrics;
 use burn_gp::models::{Svgp, SvgpConfig};
 use burn_gp::tensors::{matrix, to_vec};
-use burn_gp::train::{fit, History, TrainConfig};
+use burn_gp::train::{fit, History};
 use burn_gp::{Error, Result};
 use clap::{Parser, ValueEnum};
+
+mod common;
 
 /// Multi-class likelihoods.
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -48,36 +49,12 @@ struct Args {
     /// Number of inducing points.
     #[arg(long, default_value_t = 64)]
     m: usize,
-    /// Minibatch size.
-    #[arg(long, default_value_t = 256)]
-    batch: usize,
-    /// Training epochs.
-    #[arg(long, default_value_t = 10)]
-    epochs: usize,
-    /// Adam learning rate.
-    #[arg(long, default_value_t = 0.01)]
-    lr: f64,
     /// Likelihood for more than two classes.
     #[arg(long, value_enum, default_value_t = MultiClass::Robustmax)]
     likelihood: MultiClass,
-    /// Random seed (split, inducing subset, minibatch order).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Data root (default: $BURN_GP_DATA, else ../shared/data).
-    #[arg(long)]
-    data: Option<PathBuf>,
-    /// Backend (flex, ndarray, wgpu, cuda); default: the first compiled in.
-    #[arg(long)]
-    device: Option<String>,
-    /// Write the per-epoch curve to this CSV file.
-    #[arg(long)]
-    csv: Option<PathBuf>,
-    /// Print one final JSON line.
-    #[arg(long)]
-    json: bool,
-    /// Hide the progress bar (print one line per epoch instead).
-    #[arg(long)]
-    no_progress: bool,
+    /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress.
+    #[command(flatten)]
+    run: common::RunOptions,
 }
 
 /// Standardised features and class labels of a train/test split.
@@ -91,7 +68,7 @@ struct Split {
 }
 
 fn load(args: &Args) -> Result<Split> {
-    let root = data_root(args.data.as_deref())?;
+    let root = data_root(args.run.data.as_deref())?;
     let (train, test, classes) = match args.dataset.as_str() {
         "mnist" | "fashion-mnist" => {
             let variant = if args.dataset == "mnist" { MnistVariant::Digits } else { MnistVariant::Fashion };
@@ -101,7 +78,7 @@ fn load(args: &Args) -> Result<Split> {
         }
         name => {
             let (data, labels) = load_pmlb_classification(&root, name)?;
-            let split = random_split(data.table.n, 0.3, args.seed)?;
+            let split = random_split(data.table.n, 0.3, args.run.seed)?;
             let train = data.select_rows(&split.train)?.table;
             let test = data.select_rows(&split.test)?.table;
             (train, test, labels.num_classes())
@@ -151,20 +128,14 @@ fn train<L: Likelihood>(
     let latent = targets.dims()[1];
     let x = matrix(data.x_train.clone(), n, d, dev)?;
     let x_eval = matrix(data.x_test.clone(), data.y_test.len(), d, base)?;
-    let z = inducing_subset(&data.x_train, n, d, args.m, args.seed)?;
+    let z = inducing_subset(&data.x_train, n, d, args.m, args.run.seed)?;
     let model = SvgpConfig::new(n).with_num_latent(latent).init(
         Rbf::ard(d, (d as f64).sqrt(), 1.0, dev)?,
         InducingPoints::new(&z, args.m, d, dev)?,
         likelihood,
         dev,
     )?;
-    let config = TrainConfig {
-        epochs: args.epochs,
-        batch_size: args.batch,
-        lr: args.lr,
-        seed: args.seed,
-        progress: !args.no_progress && !args.json,
-    };
+    let config = args.run.train_config();
     let (_, history) = fit(
         model,
         n,
@@ -183,9 +154,7 @@ fn train<L: Likelihood>(
 }
 
 fn run(args: Args) -> Result<()> {
-    let backend = args.device.clone().unwrap_or_else(burn_gp::device::default_backend_name);
-    let base = burn_gp::device::device_by_name(&backend)?;
-    let dev = base.clone().autodiff();
+    let common::Devices { backend, base, train: dev } = args.run.devices()?;
     let data = load(&args)?;
     if data.classes < 2 {
         return Err(Error::invalid("dataset", "needs at least two classes"));
@@ -201,9 +170,7 @@ fn run(args: Args) -> Result<()> {
             MultiClass::Softmax => train(&args, &data, Softmax::default(), y, &dev, &base)?,
         }
     };
-    if let Some(path) = &args.csv {
-        history.write_csv(path)?;
-    }
+    args.run.write_curve(&history)?;
     let metric = |k: &str| history.last_metric(k).unwrap_or(f64::NAN);
     println!(
         "SVGP classification on {} (n_train={n}, n_test={}, d={}, K={}, M={}, backend={backend})",
@@ -219,13 +186,13 @@ fn run(args: Args) -> Result<()> {
     println!("| test accuracy | {:.4} |", metric("accuracy"));
     println!("| test NLL | {:.4} |", metric("nll"));
     println!("| test ECE (10 bins) | {:.4} |", metric("ece"));
-    if args.json {
+    if args.run.json {
         let line = serde_json::json!({
             "example": "svgp_classify",
             "dataset": args.dataset,
             "classes": data.classes,
             "m": args.m,
-            "epochs": args.epochs,
+            "epochs": args.run.epochs,
             "epoch_s": history.mean_epoch_s(),
             "accuracy": metric("accuracy"),
             "nll": metric("nll"),
@@ -238,8 +205,5 @@ fn run(args: Args) -> Result<()> {
 }
 
 fn main() {
-    if let Err(e) = run(Args::parse()) {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
+    common::exit_on_error(run(Args::parse()));
 }

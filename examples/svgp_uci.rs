@@ -7,7 +7,6 @@
 //! `{"example":"svgp_uci","dataset":…,"split":…,"m":…,"epochs":…,"epoch_s":…,"rmse":…,"test_ll":…,"backend":…}`
 //! (RMSE and mean test log-likelihood per point in the data's original units; `epoch_s` is the mean
 //! wall time of one training epoch, evaluation excluded).
-use std::path::PathBuf;
 use std::time::Instant;
 
 use burn_gp::data::{data_root, load_uci, Standardiser, TargetStandardiser};
@@ -16,8 +15,10 @@ use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::Gaussian;
 use burn_gp::models::SvgpConfig;
 use burn_gp::tensors::{matrix, to_vec};
-use burn_gp::train::{fit, TrainConfig};
+use burn_gp::train::fit;
 use clap::Parser;
+
+mod common;
 
 /// Command-line options.
 #[derive(Parser, Debug)]
@@ -32,47 +33,18 @@ struct Args {
     /// Number of inducing points.
     #[arg(long, default_value_t = 128)]
     m: usize,
-    /// Minibatch size.
-    #[arg(long, default_value_t = 256)]
-    batch: usize,
-    /// Training epochs.
-    #[arg(long, default_value_t = 10)]
-    epochs: usize,
-    /// Adam learning rate.
-    #[arg(long, default_value_t = 0.01)]
-    lr: f64,
-    /// Random seed (inducing-point subset and minibatch order).
-    #[arg(long, default_value_t = 0)]
-    seed: u64,
-    /// Data root (default: $BURN_GP_DATA, else ../shared/data).
-    #[arg(long)]
-    data: Option<PathBuf>,
-    /// Backend to run on (flex, ndarray, wgpu, cuda); default: the first compiled in.
-    #[arg(long)]
-    device: Option<String>,
-    /// Write the per-epoch curve to this CSV file.
-    #[arg(long)]
-    csv: Option<PathBuf>,
-    /// Print one final JSON line.
-    #[arg(long)]
-    json: bool,
-    /// Hide the progress bar (print one line per epoch instead).
-    #[arg(long)]
-    no_progress: bool,
+    /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress.
+    #[command(flatten)]
+    run: common::RunOptions,
 }
 
 fn main() {
-    if let Err(e) = run(Args::parse()) {
-        eprintln!("error: {e}");
-        std::process::exit(1);
-    }
+    common::exit_on_error(run(Args::parse()));
 }
 
 fn run(args: Args) -> burn_gp::Result<()> {
-    let backend = args.device.clone().unwrap_or_else(burn_gp::device::default_backend_name);
-    let base = burn_gp::device::device_by_name(&backend)?;
-    let dev = base.clone().autodiff();
-    let root = data_root(args.data.as_deref())?;
+    let common::Devices { backend, base, train: dev } = args.run.devices()?;
+    let root = data_root(args.run.data.as_deref())?;
     let split = load_uci(&root, &args.dataset, args.split)?;
     let (train, test) = (split.train, split.test);
     let (n, d) = (train.n, train.d);
@@ -85,20 +57,14 @@ fn run(args: Args) -> burn_gp::Result<()> {
     let xt = matrix(x_train.clone(), n, d, &dev)?;
     let yt = matrix(y_train, n, 1, &dev)?;
     let x_eval = matrix(x_test, test.n, d, &base)?;
-    let z = inducing_subset(&x_train, n, d, args.m, args.seed)?;
+    let z = inducing_subset(&x_train, n, d, args.m, args.run.seed)?;
     let model = SvgpConfig::new(n).init(
         Rbf::ard(d, 1.0, 1.0, &dev)?,
         InducingPoints::new(&z, args.m, d, &dev)?,
         Gaussian::new(0.1, &dev)?,
         &dev,
     )?;
-    let config = TrainConfig {
-        epochs: args.epochs,
-        batch_size: args.batch,
-        lr: args.lr,
-        seed: args.seed,
-        progress: !args.no_progress && !args.json,
-    };
+    let config = args.run.train_config();
     let y_test = test.y.clone();
     let evaluate = |m: &burn_gp::models::Svgp<Rbf, InducingPoints, Gaussian>, _epoch: usize| {
         let (mean, var) = m.predict_y(x_eval.clone())?;
@@ -111,9 +77,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
     let t0 = Instant::now();
     let (model, history) = fit(model, n, &config, |m, idx| m.minibatch_loss(&xt, &yt, idx), evaluate)?;
     let total_s = t0.elapsed().as_secs_f64();
-    if let Some(path) = &args.csv {
-        history.write_csv(path)?;
-    }
+    args.run.write_curve(&history)?;
     let rmse = history.last_metric("rmse").unwrap_or(f64::NAN);
     let test_ll = history.last_metric("test_ll").unwrap_or(f64::NAN);
     let noise = ys.inverse_var(&model.likelihood.variance.to_vec())[0];
@@ -129,13 +93,13 @@ fn run(args: Args) -> burn_gp::Result<()> {
     println!("| test RMSE | {rmse:.4} |");
     println!("| test log-likelihood | {test_ll:.4} |");
     println!("| noise variance | {noise:.5} |");
-    if args.json {
+    if args.run.json {
         let line = serde_json::json!({
             "example": "svgp_uci",
             "dataset": args.dataset,
             "split": args.split,
             "m": args.m,
-            "epochs": args.epochs,
+            "epochs": args.run.epochs,
             "epoch_s": history.mean_epoch_s(),
             "rmse": rmse,
             "test_ll": test_ll,
