@@ -152,6 +152,34 @@ fn batched_cholesky_equals_per_matrix() {
 }
 
 #[test]
+fn batched_solves_equal_per_matrix_solves() {
+    let dev = device();
+    let n = 4;
+    let a1 = spd_host(&uniform(n * 6, 71), n, 6);
+    let a2 = spd_host(&uniform(n * 6, 72), n, 6);
+    let b1 = uniform(n * 3, 73);
+    let b2 = uniform(n * 3, 74);
+    let l = cholesky(t3([a1.clone(), a2.clone()].concat(), 2, n, n, &dev)).unwrap();
+    let b = t3([b1.clone(), b2.clone()].concat(), 2, n, 3, &dev);
+    for (tri, trans) in [(Triangle::Lower, false), (Triangle::Lower, true)] {
+        let batched = host(solve_triangular(l.clone(), b.clone(), tri, trans).unwrap());
+        let mut single = Vec::new();
+        for (a, bb) in [(&a1, &b1), (&a2, &b2)] {
+            let li = cholesky(t2(a.clone(), n, n, &dev)).unwrap();
+            single.extend(host(solve_triangular(li, t2(bb.clone(), n, 3, &dev), tri, trans).unwrap()));
+        }
+        assert!(max_rel_err(&batched, &single, 1e-6) < tol(1e-12, 1e-5));
+    }
+    let batched = host(cholesky_solve(l, b).unwrap());
+    let mut single = Vec::new();
+    for (a, bb) in [(&a1, &b1), (&a2, &b2)] {
+        let li = cholesky(t2(a.clone(), n, n, &dev)).unwrap();
+        single.extend(host(cholesky_solve(li, t2(bb.clone(), n, 3, &dev)).unwrap()));
+    }
+    assert!(max_rel_err(&batched, &single, 1e-6) < tol(1e-12, 1e-5));
+}
+
+#[test]
 fn bad_inputs_give_typed_errors() {
     let dev = device();
     let indefinite = t2(vec![1.0, 0.0, 0.0, -3.0], 2, 2, &dev);
