@@ -172,7 +172,7 @@ fn run(args: Args) -> Result<()> {
     };
     args.run.write_curve(&history)?;
     let metric = |k: &str| history.last_metric(k).unwrap_or(f64::NAN);
-    println!(
+    let title = format!(
         "SVGP classification on {} (n_train={n}, n_test={}, d={}, K={}, M={}, backend={backend})",
         args.dataset,
         data.y_test.len(),
@@ -180,12 +180,15 @@ fn run(args: Args) -> Result<()> {
         data.classes,
         args.m
     );
-    println!("| metric | value |");
-    println!("|---|---|");
-    println!("| s / epoch | {:.4} |", history.mean_epoch_s());
-    println!("| test accuracy | {:.4} |", metric("accuracy"));
-    println!("| test NLL | {:.4} |", metric("nll"));
-    println!("| test ECE (10 bins) | {:.4} |", metric("ece"));
+    common::print_table(
+        &title,
+        &[
+            ("s / epoch", format!("{:.4}", history.mean_epoch_s())),
+            ("test accuracy", format!("{:.4}", metric("accuracy"))),
+            ("test NLL", format!("{:.4}", metric("nll"))),
+            ("test ECE (10 bins)", format!("{:.4}", metric("ece"))),
+        ],
+    );
     if args.run.json {
         let line = serde_json::json!({
             "example": "svgp_classify",

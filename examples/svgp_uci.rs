@@ -81,18 +81,22 @@ fn run(args: Args) -> burn_gp::Result<()> {
     let rmse = history.last_metric("rmse").unwrap_or(f64::NAN);
     let test_ll = history.last_metric("test_ll").unwrap_or(f64::NAN);
     let noise = ys.inverse_var(&model.likelihood.variance.to_vec())[0];
-    println!(
+    let title = format!(
         "SVGP on {} split {} (n_train={n}, n_test={}, d={d}, M={}, backend={backend})",
         args.dataset, args.split, test.n, args.m
     );
-    println!("| metric | value |");
-    println!("|---|---|");
-    println!("| s / epoch | {:.4} |", history.mean_epoch_s());
-    println!("| total s (with evaluation) | {total_s:.2} |");
-    println!("| final -ELBO / N | {:.4} |", history.records.last().map(|r| r.objective).unwrap_or(f64::NAN));
-    println!("| test RMSE | {rmse:.4} |");
-    println!("| test log-likelihood | {test_ll:.4} |");
-    println!("| noise variance | {noise:.5} |");
+    let final_objective = history.records.last().map(|r| r.objective).unwrap_or(f64::NAN);
+    common::print_table(
+        &title,
+        &[
+            ("s / epoch", format!("{:.4}", history.mean_epoch_s())),
+            ("total s (with evaluation)", format!("{total_s:.2}")),
+            ("final -ELBO / N", format!("{final_objective:.4}")),
+            ("test RMSE", format!("{rmse:.4}")),
+            ("test log-likelihood", format!("{test_ll:.4}")),
+            ("noise variance", format!("{noise:.5}")),
+        ],
+    );
     if args.run.json {
         let line = serde_json::json!({
             "example": "svgp_uci",

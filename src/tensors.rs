@@ -14,5 +14,6 @@ pub fn matrix(values: Vec<f64>, rows: usize, cols: usize, device: &Device) -> Re
 
 /// Reads a tensor back to the host as f64 (row-major).
 pub fn to_vec<const D: usize>(t: Tensor<D>) -> Vec<f64> {
-    t.into_data().convert::<f64>().try_into_vec::<f64>().unwrap_or_default()
+    // After `convert::<f64>` the element type always matches, so this cannot fail.
+    t.into_data().convert::<f64>().try_into_vec::<f64>().expect("tensor data converted to f64 reads as f64")
 }

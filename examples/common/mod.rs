@@ -75,6 +75,16 @@ impl RunOptions {
     }
 }
 
+/// Prints `title` and a two-column markdown table of `(metric, value)` rows.
+pub fn print_table(title: &str, rows: &[(&str, String)]) {
+    println!("{title}");
+    println!("| metric | value |");
+    println!("|---|---|");
+    for (name, value) in rows {
+        println!("| {name} | {value} |");
+    }
+}
+
 /// Runs an example's `run`, printing a failure as one line on stderr with exit status 1.
 pub fn exit_on_error(result: burn_gp::Result<()>) {
     if let Err(e) = result {

@@ -42,7 +42,7 @@ impl Positive {
     }
     /// The positive values read back to the host.
     pub fn to_vec(&self) -> Vec<f64> {
-        self.value().into_data().convert::<f64>().try_into_vec::<f64>().unwrap_or_default()
+        crate::tensors::to_vec(self.value())
     }
     /// Number of values.
     pub fn len(&self) -> usize {

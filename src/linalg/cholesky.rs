@@ -24,17 +24,15 @@ pub fn cholesky_with_jitter<const D: usize>(a: Tensor<D>) -> Result<(Tensor<D>, 
     let n = dims[D - 1];
     let batch: usize = dims[..D - 2].iter().product();
     let device = a.device();
-    let data = a.to_data().convert::<f64>();
-    let values =
-        data.try_into_vec::<f64>().map_err(|e| Error::Device(format!("cholesky: cannot read input: {e:?}")))?;
+    let values = crate::tensors::to_vec(a.clone());
     let (l, jitter) = host::cholesky_batch(&values, batch, n)?;
     let l = Tensor::<D>::from_data(TensorData::new(l, dims), &device);
     let out = Tensor::from_dispatch(Dispatch::cholesky_attach(a.into_dispatch(), l.into_dispatch()));
     Ok((out, jitter))
 }
 
-/// `log det A = 2 Σᵢ log Lᵢᵢ` for each factor of a batch `[..., n, n]`; returns `[...]` summed
-/// over the diagonal, keeping the batch dims as a trailing size-1 pair removed (shape `[batch]`).
+/// `log det A = 2 Σᵢ log Lᵢᵢ` for each factor of a batch `[..., n, n]`, as a `[batch]` tensor
+/// (the leading batch dims flattened; `[1]` for a single matrix).
 pub fn logdet_from_cholesky<const D: usize>(l: Tensor<D>) -> Tensor<1> {
     let dims = l.dims();
     let n = dims[D - 1];

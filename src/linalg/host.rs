@@ -2,7 +2,8 @@
 //!
 //! Every m×m factorisation in burn-gp runs here in f64 whatever the tensor precision: the
 //! matrix is read from the device once, factorised by faer's blocked kernels, and written back.
-//! Work whose size grows with the data (n×m products) stays on the device as tensor ops.
+//! Products with data-sized (n×m) matrices run here only for CPU backends, whose tensors are in
+//! host memory anyway ([`matmul`]); on GPU backends they stay on the device.
 use faer::linalg::matmul::triangular::{self as tri, BlockStructure};
 use faer::{Accum::Replace, Mat, MatRef, Par};
 

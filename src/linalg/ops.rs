@@ -1,9 +1,11 @@
 //! The backend extension holding burn-gp's custom linear-algebra ops and their hand-written
 //! backward passes.
 //!
-//! Forward and backward of each op run on the host in f64 through [`super::host`]; they only ever
-//! see m×m matrices (inducing-point sized). The autodiff implementation records the op in Burn's
-//! graph with a [`Backward`] whose gradient is computed by the same host kernels.
+//! Forward and backward of each op run on the host in f64 through [`super::host`]. The
+//! factorisation ops only see m×m (inducing-point sized) matrices; `dense_matmul` sees n×m data
+//! too, and therefore runs on the host only for CPU backends (GPU backends override it with
+//! their own matmul). The autodiff implementation records each op in Burn's graph with a
+//! [`Backward`] whose gradient is computed by the same kernels.
 use burn::backend::{backend_extension, tensor::FloatTensor, Backend, TensorMetadata};
 use burn::tensor::{read_sync, DType, Shape, TensorData};
 
@@ -17,7 +19,8 @@ pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType)
     };
     let shape = data.shape().clone();
     let dtype = data.dtype();
-    let v = data.convert::<f64>().try_into_vec::<f64>().unwrap_or_default();
+    // After `convert::<f64>` the element type always matches, so this cannot fail.
+    let v = data.convert::<f64>().try_into_vec::<f64>().expect("tensor data converted to f64 reads as f64");
     (v, shape, dtype)
 }
 

@@ -37,8 +37,8 @@ fn check_solve_shapes(ctx: &str, a: &[usize], b: &[usize]) -> Result<()> {
 /// Solves `op(T) X = B` for a triangular `T` `[..., n, n]` and many right-hand sides
 /// `B` `[..., n, k]`, where `op(T) = Tᵀ` if `transpose`; differentiable in `T` and `B`.
 ///
-/// The triangular inverse is formed on the host (n×n) and applied by a device matmul, so the
-/// n×k work stays on the device.
+/// The triangular inverse is formed on the host (n×n) and applied by the backend's matmul, so on a
+/// GPU the n×k work stays on the device.
 pub fn solve_triangular<const D: usize>(
     t: Tensor<D>,
     b: Tensor<D>,
