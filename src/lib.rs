@@ -17,6 +17,7 @@ pub mod likelihoods;
 pub mod linalg;
 pub mod metrics;
 pub mod models;
+pub mod nets;
 pub mod special;
 pub mod tensors;
 pub mod train;

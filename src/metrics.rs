@@ -167,20 +167,30 @@ pub fn roc_auc(scores: &[f64], labels: &[bool]) -> Result<f64> {
             format!("roc_auc needs both classes, got {n_pos} positive and {n_neg} negative"),
         ));
     }
-    let mut order: Vec<usize> = (0..scores.len()).collect();
-    order.sort_by(|&a, &b| scores[a].total_cmp(&scores[b]));
-    let mut positive_rank_sum = 0.0;
-    let mut start = 0;
-    while start < order.len() {
-        let tied = order[start..].iter().take_while(|&&i| scores[i] == scores[order[start]]).count();
-        // Ranks start..start+tied (0-based) share the 1-based average rank.
-        let average_rank = start as f64 + (tied as f64 + 1.0) / 2.0;
-        let positives = order[start..start + tied].iter().filter(|&&i| labels[i]).count();
-        positive_rank_sum += positives as f64 * average_rank;
-        start += tied;
-    }
+    let ranks = average_ranks(scores);
+    let positive_rank_sum: f64 = ranks.iter().zip(labels).filter(|(_, &l)| l).map(|(r, _)| r).sum();
     let (p, q) = (n_pos as f64, n_neg as f64);
     Ok((positive_rank_sum - p * (p + 1.0) / 2.0) / (p * q))
+}
+
+/// 1-based ranks of `values` in ascending order, ties sharing their average rank
+/// (`[0.8, 1.0, 1.0]` → `[1, 2.5, 2.5]`). Rank accuracies with `average_ranks(&negated)` so the
+/// best gets rank 1.
+pub fn average_ranks(values: &[f64]) -> Vec<f64> {
+    let mut order: Vec<usize> = (0..values.len()).collect();
+    order.sort_by(|&a, &b| values[a].total_cmp(&values[b]));
+    let mut ranks = vec![0.0; values.len()];
+    let mut start = 0;
+    while start < order.len() {
+        let tied = order[start..].iter().take_while(|&&i| values[i] == values[order[start]]).count();
+        // Positions start..start+tied (0-based) share the 1-based average rank.
+        let average_rank = start as f64 + (tied as f64 + 1.0) / 2.0;
+        for &i in &order[start..start + tied] {
+            ranks[i] = average_rank;
+        }
+        start += tied;
+    }
+    ranks
 }
 
 /// Two-class probability rows `[1 − p, p]` from probabilities of the positive class, for the

@@ -1,4 +1,7 @@
 //! Command-line options and set-up shared by the examples.
+//!
+//! Each example compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
 use std::path::PathBuf;
 
 use burn::tensor::Device;
@@ -25,6 +28,9 @@ pub struct RunOptions {
     /// Backend to run on (flex, ndarray, wgpu, cuda); default: the first compiled in.
     #[arg(long)]
     pub device: Option<String>,
+    /// Float precision (f32 or f64); default: $BURN_GP_PRECISION, else f64 on CPU and f32 on GPU.
+    #[arg(long)]
+    pub precision: Option<String>,
     /// Write the per-epoch curve to this CSV file.
     #[arg(long)]
     pub csv: Option<PathBuf>,
@@ -50,7 +56,13 @@ impl RunOptions {
     /// Sets up the device named by `--device` (or the default).
     pub fn devices(&self) -> burn_gp::Result<Devices> {
         let backend = self.device.clone().unwrap_or_else(burn_gp::device::default_backend_name);
-        let base = burn_gp::device::device_by_name(&backend)?;
+        let precision = match self.precision.as_deref() {
+            None => burn_gp::device::precision_from_env()?,
+            Some("f32") => Some(burn_gp::device::Precision::F32),
+            Some("f64") => Some(burn_gp::device::Precision::F64),
+            Some(other) => return Err(burn_gp::Error::invalid("precision", format!("f32 or f64, got `{other}`"))),
+        };
+        let base = burn_gp::device::device_with_precision(&backend, precision)?;
         let train = base.clone().autodiff();
         Ok(Devices { backend, base, train })
     }
@@ -91,4 +103,15 @@ pub fn exit_on_error(result: burn_gp::Result<()>) {
         eprintln!("error: {e}");
         std::process::exit(1);
     }
+}
+
+/// Parses `A` from the command line with some of its defaults replaced (`(argument id, value)`),
+/// so examples can share [`RunOptions`] but pick their own batch size, epochs or learning rate.
+pub fn parse_with_defaults<A: clap::Parser>(defaults: &[(&'static str, &'static str)]) -> A {
+    let mut command = A::command();
+    for &(id, value) in defaults {
+        command = command.mut_arg(id, |a| a.default_value(value));
+    }
+    let matches = command.get_matches();
+    A::from_arg_matches(&matches).unwrap_or_else(|e| e.exit())
 }

@@ -43,8 +43,48 @@ pub fn random_split(n: usize, test_fraction: f64, seed: u64) -> Result<IndexSpli
     Ok(IndexSplit { train, test })
 }
 
+/// Divides rows at random within each class (reproducibly, from `seed`): from every class
+/// `round(count · test_fraction)` rows go to the test part, so both parts keep the class
+/// proportions. Each class with at least two rows keeps at least one in each part.
+pub fn stratified_split(labels: &[usize], test_fraction: f64, seed: u64) -> Result<IndexSplit> {
+    if !(test_fraction > 0.0 && test_fraction < 1.0) {
+        return Err(Error::invalid("test_fraction", format!("{test_fraction} is not in (0, 1)")));
+    }
+    if labels.len() < 2 {
+        return Err(Error::invalid("labels", format!("need at least 2 rows to split, got {}", labels.len())));
+    }
+    let classes = labels.iter().max().map_or(0, |&c| c + 1);
+    let mut rng = StdRng::seed_from_u64(seed);
+    let (mut train, mut test) = (Vec::new(), Vec::new());
+    for c in 0..classes {
+        let mut rows: Vec<usize> = (0..labels.len()).filter(|&i| labels[i] == c).collect();
+        rows.shuffle(&mut rng);
+        let k = rows.len();
+        let n_test = if k >= 2 { ((k as f64 * test_fraction).round() as usize).clamp(1, k - 1) } else { 0 };
+        test.extend_from_slice(&rows[..n_test]);
+        train.extend_from_slice(&rows[n_test..]);
+    }
+    if test.is_empty() {
+        return Err(Error::invalid("test_fraction", format!("{test_fraction} leaves no test rows")));
+    }
+    train.sort_unstable();
+    test.sort_unstable();
+    Ok(IndexSplit { train, test })
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn stratified_split_keeps_class_proportions() {
+        let labels: Vec<usize> = (0..100).map(|i| if i < 80 { 0 } else { 1 + i % 2 }).collect();
+        let s = stratified_split(&labels, 0.25, 3).unwrap();
+        let count = |rows: &[usize], c: usize| rows.iter().filter(|&&i| labels[i] == c).count();
+        assert_eq!((count(&s.test, 0), count(&s.test, 1), count(&s.test, 2)), (20, 3, 3));
+        assert_eq!(s.train.len() + s.test.len(), 100);
+        assert_eq!(stratified_split(&labels, 0.25, 3).unwrap(), s);
+        assert!(stratified_split(&labels, 1.0, 3).is_err());
+    }
+
     use super::*;
 
     #[test]

@@ -2,9 +2,11 @@
 //! `(inducing variable, kernel)` pair for `Kuu` and `Kuf`, so inducing points and inducing
 //! features (e.g. Fourier features) plug into the same models.
 mod init;
+mod kmeans;
 mod points;
 
 pub use init::inducing_subset;
+pub use kmeans::inducing_kmeans;
 pub use points::InducingPoints;
 
 use burn::module::{Module, ModuleDisplay};

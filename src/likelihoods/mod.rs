@@ -1,14 +1,21 @@
 //! Likelihoods `p(y | f)` and their expectations under a Gaussian `q(f) = N(μ, σ²)`.
 //!
 //! Targets are float tensors `[n, p]`: real values for [`Gaussian`], 0/1 for [`BernoulliProbit`],
-//! one-hot rows (see [`one_hot`]) for the multi-class [`RobustMax`] and [`Softmax`].
+//! one-hot rows (see [`one_hot`]) for the multi-class [`RobustMax`], [`Softmax`] and the Bayesian SVM's
+//! [`MultiClassHinge`] pseudo-likelihood; 0/1 for its binary [`BinaryHinge`].
+mod argmax;
 mod bernoulli;
+mod binary_hinge;
+mod hinge;
 mod gaussian;
 mod quadrature;
 mod robustmax;
 mod softmax;
 
+pub use argmax::argmax_probabilities;
 pub use bernoulli::BernoulliProbit;
+pub use binary_hinge::BinaryHinge;
+pub use hinge::MultiClassHinge;
 pub use gaussian::Gaussian;
 pub use quadrature::GaussHermite;
 pub use robustmax::RobustMax;

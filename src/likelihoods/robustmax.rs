@@ -2,8 +2,7 @@
 use burn::module::Module;
 use burn::tensor::Tensor;
 
-use super::{indicator_variance, log_prob_of_targets, GaussHermite, Likelihood};
-use crate::special::tensor::log_ndtr;
+use super::{argmax_probabilities, indicator_variance, log_prob_of_targets, Likelihood};
 
 /// `p(y = c | f) = 1 − ε` if `c = argmax_k f_k`, else `ε / (K − 1)`; targets one-hot `[n, K]`.
 ///
@@ -27,19 +26,7 @@ impl Default for RobustMax {
 impl RobustMax {
     /// `P(f_c = max_k f_k)` for every class: `[n, K]` (rows renormalised to sum to 1).
     pub fn argmax_probabilities(&self, f_mean: Tensor<2>, f_var: Tensor<2>) -> Tensor<2> {
-        let [n, k] = f_mean.dims();
-        let device = f_mean.device();
-        let gh = GaussHermite::new(self.quadrature_points);
-        let g = gh.len();
-        let x = gh.points(f_mean.clone(), f_var.clone()).unsqueeze_dim::<4>(3); // [n, c, g, 1]
-        let mu = f_mean.reshape([n, 1, 1, k]);
-        let sd = f_var.sqrt().reshape([n, 1, 1, k]);
-        let log_cdf = log_ndtr((x - mu) / sd); // [n, c, g, j]
-        let off_diag = (Tensor::<2>::eye(k, &device).neg() + 1.0).reshape([1, k, 1, k]);
-        let log_prod = (log_cdf * off_diag).sum_dim(3).reshape([n, k, g]);
-        // Quadrature error leaves Σ_c P_c slightly off 1 for wide marginals: renormalise.
-        let p = gh.integrate(log_prod.exp());
-        p.clone() / p.sum_dim(1)
+        argmax_probabilities(f_mean, f_var, self.quadrature_points)
     }
     fn class_probabilities(&self, p_max: Tensor<2>) -> Tensor<2> {
         let k = p_max.dims()[1] as f64;

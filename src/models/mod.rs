@@ -1,13 +1,24 @@
 //! Models: each a Burn [`Module`](burn::module::Module) built from a kernel, inducing variables and
 //! a likelihood.
 mod batch;
+pub mod bsvm;
+mod bsvm_config;
+mod bsvm_natural;
+mod bsvm_updates;
+mod class_predictive;
 mod checks;
+pub mod deep_gp;
 pub mod gpr;
 pub mod svgp;
 mod svgp_config;
 
 pub use batch::select_rows;
+pub use bsvm::{check_labels, BayesianSvm, BayesianSvmHead, BinaryBsvm, OneVsRestBsvm};
+pub use bsvm_config::{BayesianSvmConfig, InducingInit};
+pub use bsvm_natural::HingeNaturalGradient;
+pub use class_predictive::{entropy, variation_ratio_from_counts, ClassPredictive};
 pub use checks::{check_inputs, check_targets};
+pub use deep_gp::{DeepGp, DeepGpConfig, DeepGpLayer};
 pub use gpr::ExactGpr;
 pub use svgp::Svgp;
 pub use svgp_config::SvgpConfig;

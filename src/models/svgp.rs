@@ -5,6 +5,9 @@
 //! `N/|B| Σ_{i∈B} E_q[log p(yᵢ|fᵢ)] − Σ_p KL(q(v_p) ‖ N(0, I))`.
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor};
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use rand_distr::{Distribution, Normal};
 
 use super::batch::select_rows;
 use super::checks::{check_inputs, check_targets};
@@ -13,6 +16,7 @@ use crate::error::{Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
 use crate::likelihoods::{Gaussian, Likelihood};
+use crate::tensors::matrix;
 use crate::linalg::{cholesky, matmul, matmul_transposed, row_sums, solve_triangular, tri_inverse, Triangle};
 
 /// A sparse variational GP `f ~ GP(0, k)` with inducing variables `I` and likelihood `L`.
@@ -35,7 +39,8 @@ pub struct Svgp<K: Kernel, I: InducingVariables<K>, L: Likelihood> {
 }
 
 impl SvgpConfig {
-    /// Builds the model with `q(v)` at the prior (`m = 0`, `L_q = q_sqrt_init · I`).
+    /// Builds the model with `q(v) = N(m, L_q L_qᵀ)`, `m ~ N(0, q_mu_init_std²)` (zeros by default),
+    /// `L_q = q_sqrt_init · I` (the prior by default).
     pub fn init<K: Kernel, I: InducingVariables<K>, L: Likelihood>(
         &self,
         kernel: K,
@@ -54,7 +59,17 @@ impl SvgpConfig {
         }
         let m = inducing.num_inducing();
         let p = self.num_latent;
-        let q_mu = Tensor::<2>::zeros([p, m], device);
+        if !(self.q_mu_init_std >= 0.0 && self.q_mu_init_std.is_finite()) {
+            return Err(Error::invalid("q_mu_init_std", format!("must be finite and ≥ 0, got {}", self.q_mu_init_std)));
+        }
+        let q_mu = if self.q_mu_init_std > 0.0 {
+            let mut rng = StdRng::seed_from_u64(self.seed);
+            let normal = Normal::new(0.0, self.q_mu_init_std).map_err(|e| Error::invalid("q_mu_init_std", e.to_string()))?;
+            let values: Vec<f64> = (0..p * m).map(|_| normal.sample(&mut rng)).collect();
+            matrix(values, p, m, device)?
+        } else {
+            Tensor::<2>::zeros([p, m], device)
+        };
         let eye = Tensor::<2>::eye(m, device).mul_scalar(self.q_sqrt_init);
         let q_sqrt = eye.unsqueeze::<3>().repeat_dim(0, p);
         Ok(Svgp {

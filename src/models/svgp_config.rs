@@ -15,4 +15,11 @@ pub struct SvgpConfig {
     /// Initial scale of the diagonal of `L_q` (1 = the prior).
     #[config(default = 1.0)]
     pub q_sqrt_init: f64,
+    /// Standard deviation of random initial whitened means (0 = zeros). A small value (1e-3)
+    /// breaks ties between classes whose means would otherwise start equal.
+    #[config(default = 0.0)]
+    pub q_mu_init_std: f64,
+    /// Seed of the random initial means.
+    #[config(default = 0)]
+    pub seed: u64,
 }

@@ -36,10 +36,30 @@ impl Default for TrainConfig {
 /// `loss(model, batch_indices)` returns the scalar to minimise (e.g. `−ELBO / N`);
 /// `evaluate(model, epoch)` is called after every epoch on the model without autodiff
 /// (`model.valid()`) and returns named metrics for the progress line and the [`History`].
-pub fn fit<M, F, E>(mut model: M, n: usize, config: &TrainConfig, mut loss: F, mut evaluate: E) -> Result<(M, History)>
+pub fn fit<M, F, E>(model: M, n: usize, config: &TrainConfig, loss: F, evaluate: E) -> Result<(M, History)>
 where
     M: Module,
     F: FnMut(&M, &[usize]) -> Result<Tensor<1>>,
+    E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
+{
+    fit_with_hook(model, n, config, loss, |m, _| Ok(m), evaluate)
+}
+
+/// As [`fit`], with `after_step(model, batch_indices)` run after every Adam step; it may replace
+/// parameters that Adam does not train (e.g. a natural-gradient update of a variational posterior,
+/// see [`crate::models::HingeNaturalGradient`]).
+pub fn fit_with_hook<M, F, H, E>(
+    mut model: M,
+    n: usize,
+    config: &TrainConfig,
+    mut loss: F,
+    mut after_step: H,
+    mut evaluate: E,
+) -> Result<(M, History)>
+where
+    M: Module,
+    F: FnMut(&M, &[usize]) -> Result<Tensor<1>>,
+    H: FnMut(M, &[usize]) -> Result<M>,
     E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
 {
     if !(config.lr > 0.0 && config.lr.is_finite()) {
@@ -76,6 +96,7 @@ where
             total += value * batch.len() as f64;
             let grads = GradientsParams::from_grads(l.backward(), &model);
             model = optim.step(config.lr, model, grads);
+            model = after_step(model, &batch)?;
             bar.inc(1);
         }
         let epoch_s = t0.elapsed().as_secs_f64();

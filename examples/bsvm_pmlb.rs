@@ -1,0 +1,686 @@
+//! The paper's structured-data experiment (Wistuba & Rawat 2018; spec §6.1): the multi-class
+//! Bayesian SVM (`mc_bsvm`), one-vs-rest binary Bayesian SVMs (`ovr_bsvm`) and an SVGP with the
+//! robust-max likelihood (`svgp`) on the PMLB multi-class sets, trained on the same splits from
+//! the same initial kernel and inducing inputs; test accuracy and training time per set, then the
+//! mean ranks over sets (paper, Table 1: MC-BSVM 1.68, OvR 1.96, SVGP 2.33), win/tie/loss counts
+//! per pair and MC-BSVM's speed-up over the others.
+//!
+//! ```text
+//! cargo run --release --example bsvm_pmlb                      # paper protocol: every set, 5 splits, 1000 epochs
+//! cargo run --release --example bsvm_pmlb -- --sets iris,wine_recognition,glass --splits 1 --epochs 100
+//! cargo run --release --example bsvm_pmlb -- --max-rows 2000 --max-train 2000 --splits 1 --epochs 150 --json
+//! cargo run --release --example bsvm_pmlb -- --sets iris --export /tmp/exp   # input of benches/peers/gpflow_multiclass.py
+//! ```
+//!
+//! Protocol: every set in `<data>/pmlb_multiclass` (66 of the paper's 68; `--sets a,b,c` for a
+//! subset, `--max-rows N` to skip bigger sets), `--splits K` stratified 80/20 splits with seeds
+//! `seed..seed+K-1`, z-scored with the training statistics (`--max-train N` subsamples larger
+//! training parts, stratified and seeded; the per-set lines say when). The three methods share the
+//! initial ARD RBF kernel (σ² = 1, median-heuristic lengthscale) and P = `--m` (default 64, capped
+//! at the training rows) k-means inducing inputs; all train them with the kernel by Adam (lr 5e-4,
+//! batch 128, 1000 epochs: the paper's settings) on the same minibatch order. The Bayesian SVMs
+//! start from `q(u)` = prior with tiny random means (the one-vs-rest model `c` with seed + c), the
+//! SVGP from zero means as GPflow does. Decisions: `argmax_c` of the latent means (Bayesian SVMs),
+//! of the predicted class probabilities (SVGP). Ranks are per set on the mean test accuracy over
+//! the splits where every method succeeded, ties averaged; speed-ups compare training seconds.
+//!
+//! `--json`: stdout has one line per set × split × method,
+//! `{"set","split","method":"mc_bsvm"|"ovr_bsvm"|"svgp","accuracy","train_s","epoch_s","classes","n_train",…}`
+//! (also `n_train_full`, `nll` for the SVGP, `epoch_times_s`; `epoch_s` is the mean of epochs
+//! 2..E; a failed run has an `error` key instead of the metrics, a set that could not be loaded
+//! `"split": null`), and as its last line
+//! `{"example":"bsvm_pmlb","sets":…,"mean_rank_mc_bsvm":…,"mean_rank_ovr_bsvm":…,"mean_rank_svgp":…,"median_speedup_vs_svgp":…,"max_speedup_vs_svgp":…,"median_speedup_vs_ovr":…,"max_speedup_vs_ovr":…,"wins":{…},…}`.
+//! `--export DIR` writes `DIR/<set>/split<k>/{x_train,x_test,y_train,y_test,z}.csv` and
+//! `meta.json` (the layout of benches/peers/README.md). `--csv FILE` writes every set × split ×
+//! method row.
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::tensor::{Device, Tensor};
+use burn_gp::data::data_root;
+use burn_gp::inducing::InducingPoints;
+use burn_gp::kernels::Rbf;
+use burn_gp::likelihoods::{one_hot, BinaryHinge, Likelihood, MultiClassHinge, RobustMax};
+use burn_gp::metrics;
+use burn_gp::models::{BayesianSvmConfig, OneVsRestBsvm, Svgp, SvgpConfig};
+use burn_gp::tensors::matrix;
+use burn_gp::train::{fit, History, TrainConfig};
+use burn_gp::{Error, Result};
+use clap::{Parser, ValueEnum};
+use serde_json::{json, Map, Value};
+
+#[allow(dead_code)] // shared by every example; this one uses part of it
+mod common;
+#[path = "common/tabular.rs"]
+mod tabular;
+
+use tabular::{class_predictive, mean, num, predict_host, InitParts, Split, TabularSet};
+
+/// The compared methods.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
+enum Method {
+    /// Multi-class Bayesian SVM (this paper).
+    #[value(name = "mc_bsvm")]
+    McBsvm,
+    /// One-vs-rest binary Bayesian SVMs (Wenzel et al. 2017).
+    #[value(name = "ovr_bsvm")]
+    OvrBsvm,
+    /// SVGP with the robust-max likelihood (Hensman et al. 2015).
+    #[value(name = "svgp")]
+    Svgp,
+}
+
+impl Method {
+    /// Key in the JSON lines.
+    fn key(self) -> &'static str {
+        match self {
+            Method::McBsvm => "mc_bsvm",
+            Method::OvrBsvm => "ovr_bsvm",
+            Method::Svgp => "svgp",
+        }
+    }
+    /// Name in the tables.
+    fn label(self) -> &'static str {
+        match self {
+            Method::McBsvm => "MC-BSVM",
+            Method::OvrBsvm => "OvR-BSVM",
+            Method::Svgp => "SVGP",
+        }
+    }
+    /// Short key in the speed-up names (`median_speedup_vs_ovr`).
+    fn short(self) -> &'static str {
+        match self {
+            Method::McBsvm => "mc",
+            Method::OvrBsvm => "ovr",
+            Method::Svgp => "svgp",
+        }
+    }
+    /// Mean rank in the paper's Table 1.
+    fn paper_rank(self) -> f64 {
+        match self {
+            Method::McBsvm => 1.68,
+            Method::OvrBsvm => 1.96,
+            Method::Svgp => 2.33,
+        }
+    }
+}
+
+/// Command-line options.
+#[derive(Parser, Debug)]
+#[command(about = "Multi-class Bayesian SVM vs one-vs-rest BSVM vs SVGP on the PMLB multi-class sets (paper §6.1)")]
+struct Args {
+    /// Set selection: --sets, --max-rows, --max-train.
+    #[command(flatten)]
+    selection: tabular::SetOptions,
+    /// Stratified 80/20 splits per set (seeds seed..seed+K-1).
+    #[arg(long, default_value_t = 5)]
+    splits: usize,
+    /// Inducing points P (capped at the training rows).
+    #[arg(long, default_value_t = 64)]
+    m: usize,
+    /// Methods to run (comma-separated).
+    #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Method::McBsvm, Method::OvrBsvm, Method::Svgp])]
+    methods: Vec<Method>,
+    /// Write every split's data, initial inducing inputs and settings under DIR (benches/peers layout).
+    #[arg(long)]
+    export: Option<PathBuf>,
+    /// Train nothing: summarise the `--json` output of earlier runs saved in these files
+    /// (comma-separated; for a set × split × method seen twice the later line wins).
+    #[arg(long, value_delimiter = ',')]
+    summarise: Vec<PathBuf>,
+    /// Shared options: batch, epochs, lr, seed, data, device, precision, csv (all rows), json, no-progress.
+    #[command(flatten)]
+    run: common::RunOptions,
+}
+
+/// Result of one method on one split.
+struct Outcome {
+    /// Test accuracy.
+    accuracy: f64,
+    /// Wall seconds of training.
+    train_s: f64,
+    /// Mean seconds per epoch over epochs 2..E (epoch 1 carries one-off costs), as the GPflow script.
+    epoch_s: f64,
+    /// Seconds of each epoch's optimisation steps (summed over the binary models for OvR).
+    epoch_times: Vec<f64>,
+    /// Test negative log predictive probability (SVGP only).
+    nll: Option<f64>,
+}
+
+impl Outcome {
+    /// An outcome with the epoch times of `histories` (summed element-wise: the OvR models).
+    fn new(accuracy: f64, train_s: f64, histories: &[History], nll: Option<f64>) -> Self {
+        let epochs = histories.iter().map(|h| h.records.len()).max().unwrap_or(0);
+        let epoch_times: Vec<f64> =
+            (0..epochs).map(|e| histories.iter().filter_map(|h| h.records.get(e)).map(|r| r.epoch_s).sum()).collect();
+        let epoch_s = mean(if epoch_times.len() > 1 { &epoch_times[1..] } else { &epoch_times });
+        Self { accuracy, train_s, epoch_s, epoch_times, nll }
+    }
+}
+
+/// One method's run on one set and split (`split = None`: the set failed before splitting).
+struct Record {
+    set: String,
+    split: Option<usize>,
+    method: Method,
+    classes: usize,
+    n_train: usize,
+    n_train_full: usize,
+    outcome: std::result::Result<Outcome, String>,
+}
+
+impl Record {
+    /// The JSON line of the peer-script contract.
+    fn json(&self) -> Value {
+        let mut line = json!({
+            "set": self.set,
+            "split": self.split,
+            "method": self.method.key(),
+            "classes": self.classes,
+            "n_train": self.n_train,
+            "n_train_full": self.n_train_full,
+        });
+        let obj = line.as_object_mut().expect("object literal");
+        match &self.outcome {
+            Ok(o) => {
+                obj.insert("accuracy".into(), num(o.accuracy));
+                obj.insert("train_s".into(), num(o.train_s));
+                obj.insert("epoch_s".into(), num(o.epoch_s));
+                if let Some(nll) = o.nll {
+                    obj.insert("nll".into(), num(nll));
+                }
+                obj.insert(
+                    "epoch_times_s".into(),
+                    o.epoch_times.iter().map(|&t| num((t * 1e6).round() / 1e6)).collect(),
+                );
+            }
+            Err(e) => {
+                obj.insert("error".into(), json!(e));
+            }
+        }
+        line
+    }
+}
+
+/// Devices and the trainer settings of the run.
+struct Ctx<'a> {
+    args: &'a Args,
+    train: Device,
+    base: Device,
+    config: TrainConfig,
+}
+
+/// Trains an SVGP-family model by the shared Adam trainer on `x` and targets `y`; returns it
+/// without autodiff, its history and the training wall time.
+fn train_adam<L: Likelihood>(
+    model: Svgp<Rbf, InducingPoints, L>,
+    x: &Tensor<2>,
+    y: &Tensor<2>,
+    config: &TrainConfig,
+) -> Result<(Svgp<Rbf, InducingPoints, L>, History, f64)> {
+    let n = x.dims()[0];
+    let t0 = Instant::now();
+    let (model, history) = fit(model, n, config, |m, idx| m.minibatch_loss(x, y, idx), |_, _| Ok(Vec::new()))?;
+    Ok((model.valid(), history, t0.elapsed().as_secs_f64()))
+}
+
+/// Trains and tests `method` on `split` from the initial `parts`.
+fn run_method(
+    ctx: &Ctx,
+    method: Method,
+    split: &Split,
+    cfg: &BayesianSvmConfig,
+    parts: &InitParts,
+    config: &TrainConfig,
+) -> Result<Outcome> {
+    let (n, d, c) = (split.n_train(), split.d, split.classes);
+    let dev = &ctx.train;
+    let x = matrix(split.x_train.clone(), n, d, dev)?;
+    match method {
+        Method::McBsvm => {
+            let y = one_hot(&split.y_train, c, dev)?;
+            let model = parts.model(cfg, MultiClassHinge::default(), c, n, dev)?;
+            let (model, history, train_s) = train_adam(model, &x, &y, config)?;
+            let pred = class_predictive(&split.x_test, d, &ctx.base, |xt| model.predict_f(xt))?;
+            let accuracy = tabular::accuracy(&pred.classes(), &split.y_test);
+            Ok(Outcome::new(accuracy, train_s, &[history], None))
+        }
+        Method::OvrBsvm => {
+            let models = (0..c)
+                .map(|j| parts.model(&cfg.clone().with_seed(cfg.seed + j as u64), BinaryHinge::default(), 1, n, dev))
+                .collect::<Result<Vec<_>>>()?;
+            let t0 = Instant::now();
+            let (ovr, histories) = OneVsRestBsvm { models }.fit(&x, &split.y_train, config)?;
+            let train_s = t0.elapsed().as_secs_f64();
+            let ovr = ovr.valid();
+            let pred = class_predictive(&split.x_test, d, &ctx.base, |xt| ovr.predict_f(xt))?;
+            let accuracy = tabular::accuracy(&pred.classes(), &split.y_test);
+            Ok(Outcome::new(accuracy, train_s, &histories, None))
+        }
+        Method::Svgp => {
+            let y = one_hot(&split.y_train, c, dev)?;
+            let model = SvgpConfig::new(n).with_num_latent(c).with_jitter(parts.jitter).init(
+                parts.kernel(dev)?,
+                parts.inducing(dev)?,
+                RobustMax::default(),
+                dev,
+            )?;
+            let (model, history, train_s) = train_adam(model, &x, &y, config)?;
+            let (probs, _) = predict_host(&split.x_test, d, &ctx.base, |xt| model.predict_y(xt))?;
+            let accuracy = metrics::accuracy(&probs, c, &split.y_test)?;
+            Ok(Outcome::new(accuracy, train_s, &[history], Some(metrics::nll(&probs, c, &split.y_test)?)))
+        }
+    }
+}
+
+/// Writes a row-major `[n, d]` matrix (or a label column with `d = 1`) as headerless CSV.
+fn write_csv_rows<T: std::fmt::Display>(path: &Path, values: &[T], d: usize) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    for row in values.chunks(d.max(1)) {
+        let line: Vec<String> = row.iter().map(|v| v.to_string()).collect();
+        writeln!(f, "{}", line.join(",")).map_err(io)?;
+    }
+    f.flush().map_err(io)
+}
+
+/// Writes `DIR/<set>/split<k>/` as benches/peers/README.md specifies.
+fn export(ctx: &Ctx, dir: &Path, set: &str, k: usize, split: &Split, parts: &InitParts, seed: u64) -> Result<()> {
+    let folder = dir.join(set).join(format!("split{k}"));
+    std::fs::create_dir_all(&folder).map_err(|source| Error::Io { path: folder.clone(), source })?;
+    write_csv_rows(&folder.join("x_train.csv"), &split.x_train, split.d)?;
+    write_csv_rows(&folder.join("x_test.csv"), &split.x_test, split.d)?;
+    write_csv_rows(&folder.join("y_train.csv"), &split.y_train, 1)?;
+    write_csv_rows(&folder.join("y_test.csv"), &split.y_test, 1)?;
+    write_csv_rows(&folder.join("z.csv"), &parts.z, split.d)?;
+    let run = &ctx.args.run;
+    let meta = json!({
+        "set": set,
+        "split": k,
+        "classes": split.classes,
+        "lengthscale": parts.lengthscales[0],
+        "variance": parts.variance,
+        "num_inducing": parts.p,
+        "epochs": run.epochs,
+        "batch": run.batch,
+        "lr": run.lr,
+        "seed": seed,
+        "n_train_full": split.train_full,
+    });
+    let path = folder.join("meta.json");
+    std::fs::write(&path, format!("{meta}\n")).map_err(|source| Error::Io { path, source })
+}
+
+/// Runs every selected method on split `k` of `set`; `Err` when the split or the shared
+/// initialisation failed (then no method ran).
+fn run_split(ctx: &Ctx, set: &TabularSet, k: usize) -> Result<(Split, Vec<(Method, Result<Outcome>)>)> {
+    let seed = ctx.args.run.seed + k as u64;
+    let split = set.split(seed, ctx.args.selection.max_train)?;
+    let p = ctx.args.m.min(split.n_train());
+    let cfg = BayesianSvmConfig::tabular(split.classes).with_num_inducing(p).with_seed(seed);
+    let parts = InitParts::place(&cfg, &split.x_train, split.d, &ctx.train)?;
+    if let Some(dir) = &ctx.args.export {
+        export(ctx, dir, &set.name, k, &split, &parts, seed)?;
+    }
+    let config = TrainConfig { seed, ..ctx.config.clone() };
+    let outcomes = ctx.args.methods.iter().map(|&m| (m, run_method(ctx, m, &split, &cfg, &parts, &config))).collect();
+    Ok((split, outcomes))
+}
+
+/// Prints a record's JSON line (with `--json`) and keeps it.
+fn emit(ctx: &Ctx, records: &mut Vec<Record>, record: Record) {
+    if ctx.args.run.json {
+        println!("{}", record.json());
+    }
+    records.push(record);
+}
+
+/// Per-set means over the splits on which every method succeeded.
+struct SetResult {
+    name: String,
+    classes: usize,
+    n_train: usize,
+    splits: usize,
+    /// Per method: (accuracy, train_s, epoch_s).
+    by_method: BTreeMap<Method, (f64, f64, f64)>,
+}
+
+/// Collects the sets every method finished on at least one split; the others are named in `failed`.
+fn set_results(records: &[Record], methods: &[Method]) -> (Vec<SetResult>, Vec<String>) {
+    let mut order: Vec<&str> = Vec::new();
+    for r in records {
+        if !order.contains(&r.set.as_str()) {
+            order.push(&r.set);
+        }
+    }
+    let (mut done, mut failed) = (Vec::new(), Vec::new());
+    for name in order {
+        let rows: Vec<&Record> = records.iter().filter(|r| r.set == name).collect();
+        let mut splits: Vec<usize> = rows.iter().filter_map(|r| r.split).collect();
+        splits.sort_unstable();
+        splits.dedup();
+        splits.retain(|&k| {
+            methods.iter().all(|&m| rows.iter().any(|r| r.split == Some(k) && r.method == m && r.outcome.is_ok()))
+        });
+        if splits.is_empty() {
+            failed.push(name.to_string());
+            continue;
+        }
+        let ok = |m: Method| -> Vec<&Outcome> {
+            rows.iter()
+                .filter(|r| r.method == m && r.split.is_some_and(|k| splits.contains(&k)))
+                .filter_map(|r| r.outcome.as_ref().ok())
+                .collect()
+        };
+        let by_method = methods
+            .iter()
+            .map(|&m| {
+                let o = ok(m);
+                let avg = |f: &dyn Fn(&Outcome) -> f64| mean(&o.iter().map(|x| f(x)).collect::<Vec<_>>());
+                (m, (avg(&|x| x.accuracy), avg(&|x| x.train_s), avg(&|x| x.epoch_s)))
+            })
+            .collect();
+        done.push(SetResult {
+            name: name.to_string(),
+            classes: rows[0].classes,
+            n_train: rows.iter().find(|r| r.split.is_some()).map_or(0, |r| r.n_train),
+            splits: splits.len(),
+            by_method,
+        });
+    }
+    (done, failed)
+}
+
+/// Median of finite values (NaN if none).
+fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let h = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[h]
+    } else {
+        0.5 * (v[h - 1] + v[h])
+    }
+}
+
+/// Largest finite value (NaN if none).
+fn max(values: &[f64]) -> f64 {
+    values.iter().copied().filter(|x| x.is_finite()).fold(f64::NAN, f64::max)
+}
+
+/// Prints the per-set table, the summary table and (with `--json`) the summary line.
+fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
+    let methods = &args.methods;
+    let (sets, failed) = set_results(records, methods);
+    // Ranks per set (1 = most accurate, ties averaged).
+    let ranks: Vec<Vec<f64>> = sets
+        .iter()
+        .map(|s| metrics::average_ranks(&methods.iter().map(|m| -s.by_method[m].0).collect::<Vec<_>>()))
+        .collect();
+    let mean_rank = |i: usize| mean(&ranks.iter().map(|r| r[i]).collect::<Vec<_>>());
+
+    let mut head = vec!["set".to_string(), "C".into(), "n_train".into(), "splits".into()];
+    head.extend(methods.iter().map(|m| format!("{} acc", m.label())));
+    head.extend(methods.iter().map(|m| format!("{} train s", m.label())));
+    println!(
+        "\nBayesian SVMs on PMLB multi-class sets (epochs {}, batch {}, lr {}, P ≤ {}, max-train {}, backend {backend})",
+        args.run.epochs,
+        args.run.batch,
+        args.run.lr,
+        args.m,
+        args.selection.max_train
+    );
+    println!("| {} |", head.join(" | "));
+    println!("|{}", "---|".repeat(head.len()));
+    for s in &sets {
+        let mut row = vec![s.name.clone(), s.classes.to_string(), s.n_train.to_string(), s.splits.to_string()];
+        row.extend(methods.iter().map(|m| format!("{:.4}", s.by_method[m].0)));
+        row.extend(methods.iter().map(|m| format!("{:.2}", s.by_method[m].1)));
+        println!("| {} |", row.join(" | "));
+    }
+
+    let mut summary = Map::new();
+    summary.insert("example".into(), json!("bsvm_pmlb"));
+    summary.insert("sets".into(), json!(sets.len()));
+    let mut rows: Vec<(String, String)> = vec![("sets ranked".into(), sets.len().to_string())];
+    for (i, m) in methods.iter().enumerate() {
+        let r = mean_rank(i);
+        summary.insert(format!("mean_rank_{}", m.key()), num(r));
+        rows.push((format!("mean rank {} (paper {:.2})", m.label(), m.paper_rank()), format!("{r:.3}")));
+    }
+    for m in methods {
+        let acc = mean(&sets.iter().map(|s| s.by_method[m].0).collect::<Vec<_>>());
+        summary.insert(format!("mean_accuracy_{}", m.key()), num(acc));
+        rows.push((format!("mean accuracy {}", m.label()), format!("{acc:.4}")));
+    }
+    let mut wins = Map::new();
+    for (i, &a) in methods.iter().enumerate() {
+        for &b in &methods[i + 1..] {
+            let (mut w, mut t, mut l) = (0, 0, 0);
+            for s in &sets {
+                let (x, y) = (s.by_method[&a].0, s.by_method[&b].0);
+                if x > y {
+                    w += 1;
+                } else if x < y {
+                    l += 1;
+                } else {
+                    t += 1;
+                }
+            }
+            wins.insert(format!("{}_vs_{}", a.key(), b.key()), json!([w, t, l]));
+            rows.push((format!("{} vs {} win/tie/loss", a.label(), b.label()), format!("{w}/{t}/{l}")));
+        }
+    }
+    summary.insert("wins".into(), Value::Object(wins));
+    if methods.contains(&Method::McBsvm) {
+        for &other in methods.iter().filter(|&&m| m != Method::McBsvm) {
+            let ratios: Vec<f64> =
+                sets.iter().map(|s| s.by_method[&other].1 / s.by_method[&Method::McBsvm].1).collect();
+            let (med, top) = (median(&ratios), max(&ratios));
+            summary.insert(format!("median_speedup_vs_{}", other.short()), num(med));
+            summary.insert(format!("max_speedup_vs_{}", other.short()), num(top));
+            rows.push((
+                format!("MC-BSVM speed-up vs {} (train s ratio, median / max)", other.label()),
+                format!("{med:.2} / {top:.2}"),
+            ));
+        }
+    }
+    rows.push(("sets failed or skipped".into(), if failed.is_empty() { "none".into() } else { failed.join(", ") }));
+    let table: Vec<(&str, String)> = rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
+    println!();
+    common::print_table("Summary (ranks on mean test accuracy per set; 1 = best)", &table);
+
+    if let Some(path) = &args.run.csv {
+        write_records_csv(path, records)?;
+    }
+    if args.run.json {
+        let run = &args.run;
+        summary.insert("splits".into(), json!(args.splits));
+        summary.insert("epochs".into(), json!(run.epochs));
+        summary.insert("batch".into(), json!(run.batch));
+        summary.insert("lr".into(), json!(run.lr));
+        summary.insert("m".into(), json!(args.m));
+        summary.insert("max_train".into(), json!(args.selection.max_train));
+        summary.insert("max_rows".into(), json!(args.selection.max_rows));
+        summary.insert("failed".into(), json!(failed));
+        summary.insert("backend".into(), json!(backend));
+        println!("{}", Value::Object(summary));
+    }
+    Ok(())
+}
+
+/// Writes every record as a CSV row.
+fn write_records_csv(path: &Path, records: &[Record]) -> Result<()> {
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    writeln!(f, "set,split,method,classes,n_train,accuracy,train_s,epoch_s,nll,error").map_err(io)?;
+    for r in records {
+        let split = r.split.map_or(String::new(), |k| k.to_string());
+        let cells = match &r.outcome {
+            Ok(o) => {
+                let nll = o.nll.map_or(String::new(), |x| x.to_string());
+                format!("{},{},{},{nll},", o.accuracy, o.train_s, o.epoch_s)
+            }
+            // Quoted, with inner quotes doubled, so commas in messages keep the columns.
+            Err(e) => format!(",,,,\"{}\"", e.replace('"', "\"\"")),
+        };
+        writeln!(f, "{},{split},{},{},{},{cells}", r.set, r.method.key(), r.classes, r.n_train).map_err(io)?;
+    }
+    f.flush().map_err(io)
+}
+
+/// Records from the `--json` lines of earlier runs (other lines are skipped).
+fn read_records(paths: &[PathBuf]) -> Result<Vec<Record>> {
+    let mut records: Vec<Record> = Vec::new();
+    for path in paths {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        for line in text.lines().filter(|l| l.trim_start().starts_with('{')) {
+            let Ok(v) = serde_json::from_str::<Value>(line) else { continue };
+            let (Some(set), Some(method)) = (v["set"].as_str(), v["method"].as_str()) else { continue };
+            let Ok(method) = Method::from_str(method, false) else { continue };
+            let count = |k: &str| v[k].as_u64().unwrap_or(0) as usize;
+            let number = |k: &str| v[k].as_f64().unwrap_or(f64::NAN);
+            let outcome = match v["error"].as_str() {
+                Some(e) => Err(e.to_string()),
+                None if !number("accuracy").is_finite() => Err("line has no accuracy".to_string()),
+                None => Ok(Outcome {
+                    accuracy: number("accuracy"),
+                    train_s: number("train_s"),
+                    epoch_s: number("epoch_s"),
+                    epoch_times: Vec::new(),
+                    nll: v["nll"].as_f64(),
+                }),
+            };
+            let record = Record {
+                set: set.to_string(),
+                split: v["split"].as_u64().map(|k| k as usize),
+                method,
+                classes: count("classes"),
+                n_train: count("n_train"),
+                n_train_full: count("n_train_full"),
+                outcome,
+            };
+            records.retain(|r| (&r.set, r.split, r.method) != (&record.set, record.split, record.method));
+            records.push(record);
+        }
+    }
+    Ok(records)
+}
+
+fn run(args: Args) -> Result<()> {
+    if !args.summarise.is_empty() {
+        let records = read_records(&args.summarise)?;
+        eprintln!("bsvm_pmlb: {} result lines read from {} file(s)", records.len(), args.summarise.len());
+        return report(&args, &records, "as recorded");
+    }
+    let common::Devices { backend, base, train } = args.run.devices()?;
+    let root = data_root(args.run.data.as_deref())?;
+    let names = args.selection.resolve(&root)?;
+    if args.splits == 0 || args.m == 0 || args.methods.is_empty() {
+        return Err(Error::invalid("arguments", "--splits, --m and --methods must be positive / non-empty"));
+    }
+    // Bars also with --json (they go to stderr and hide themselves when it is not a terminal).
+    let config = TrainConfig { progress: !args.run.no_progress, ..args.run.train_config() };
+    let ctx = Ctx { args: &args, train, base, config };
+    let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into());
+    eprintln!(
+        "bsvm_pmlb: {} sets, {} split(s), methods {}, epochs {}, batch {}, lr {}, P ≤ {}, max-train {}, max-rows {}, backend {backend}, threads {threads}",
+        names.len(),
+        args.splits,
+        args.methods.iter().map(|m| m.key()).collect::<Vec<_>>().join(","),
+        args.run.epochs,
+        args.run.batch,
+        args.run.lr,
+        args.m,
+        args.selection.max_train,
+        args.selection.max_rows,
+    );
+    let mut records = Vec::new();
+    for (i, name) in names.iter().enumerate() {
+        let tag = format!("[{}/{}] {name}", i + 1, names.len());
+        let set = match TabularSet::load(&root, name) {
+            Ok(set) if args.selection.too_big(set.rows()) => {
+                eprintln!("{tag}: skipped ({} rows > --max-rows {})", set.rows(), args.selection.max_rows);
+                continue;
+            }
+            Ok(set) => set,
+            Err(e) => {
+                eprintln!("{tag}: error: {e}");
+                for &method in &args.methods {
+                    let outcome = Err(e.to_string());
+                    let record = Record {
+                        set: name.clone(),
+                        split: None,
+                        method,
+                        classes: 0,
+                        n_train: 0,
+                        n_train_full: 0,
+                        outcome,
+                    };
+                    emit(&ctx, &mut records, record);
+                }
+                continue;
+            }
+        };
+        for k in 0..args.splits {
+            let t0 = Instant::now();
+            let (split, outcomes) = match run_split(&ctx, &set, k) {
+                Ok(done) => done,
+                Err(e) => {
+                    eprintln!("{tag} split {k}: error: {e}");
+                    for &method in &args.methods {
+                        let outcome = Err(e.to_string());
+                        let record = Record {
+                            set: name.clone(),
+                            split: Some(k),
+                            method,
+                            classes: set.classes(),
+                            n_train: 0,
+                            n_train_full: 0,
+                            outcome,
+                        };
+                        emit(&ctx, &mut records, record);
+                    }
+                    continue;
+                }
+            };
+            let sub =
+                if split.subsampled() { format!(", subsampled from {}", split.train_full) } else { String::new() };
+            let mut line = format!(
+                "{tag} split {k} (n_train {}{sub}, n_test {}, C {}):",
+                split.n_train(),
+                split.n_test(),
+                split.classes
+            );
+            for (method, outcome) in outcomes {
+                match &outcome {
+                    Ok(o) => line.push_str(&format!(" {} {:.4} ({:.1} s)", method.label(), o.accuracy, o.train_s)),
+                    Err(e) => line.push_str(&format!(" {} error: {e};", method.label())),
+                }
+                let record = Record {
+                    set: name.clone(),
+                    split: Some(k),
+                    method,
+                    classes: split.classes,
+                    n_train: split.n_train(),
+                    n_train_full: split.train_full,
+                    outcome: outcome.map_err(|e| e.to_string()),
+                };
+                emit(&ctx, &mut records, record);
+            }
+            eprintln!("{line} [{:.1} s]", t0.elapsed().as_secs_f64());
+        }
+    }
+    report(&args, &records, &backend)
+}
+
+fn main() {
+    let args: Args = common::parse_with_defaults(&[("lr", "5e-4"), ("batch", "128"), ("epochs", "1000")]);
+    common::exit_on_error(run(args));
+}

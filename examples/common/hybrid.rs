@@ -1,0 +1,342 @@
+//! Shared driver of the hybrid examples: a CNN trunk with a Bayesian SVM head, and the same trunk
+//! with a softmax layer, trained in one run on an image data set.
+//!
+//! Each example compiles this module on its own and uses only part of it.
+#![allow(dead_code)]
+use std::cell::RefCell;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::tensor::activation::softmax;
+use burn::tensor::Device;
+use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant, Subset};
+use burn_gp::metrics;
+use burn_gp::models::{BayesianSvmConfig, ClassPredictive, HingeNaturalGradient};
+use burn_gp::nets::{image_batch, Cifar10TrunkConfig, HybridNet, MnistTrunkConfig, SoftmaxNet, Trunk};
+use burn_gp::tensors::to_vec;
+use burn_gp::train::{fit, fit_with_hook, History};
+use burn_gp::Result;
+
+use super::common::{print_table, Devices, RunOptions};
+
+/// Command line of the hybrid examples.
+#[derive(clap::Parser, Debug)]
+pub struct HybridArgs {
+    /// Hybrid options: m, train-size, test-size, no-softmax, vr-samples, save, natural-step.
+    #[command(flatten)]
+    pub hybrid: HybridOptions,
+    /// Shared options: batch, epochs, lr, seed, data, device, precision, csv, json, no-progress.
+    #[command(flatten)]
+    pub run: RunOptions,
+}
+
+/// The image data sets the hybrid examples train on (each example uses one).
+#[derive(Clone, Copy, Debug)]
+pub enum ImageData {
+    /// MNIST digits, `<data>/mnist/`.
+    Mnist,
+    /// Fashion-MNIST, `<data>/fashion-mnist/`.
+    Fashion,
+    /// CIFAR-10 binary version, `<data>/cifar-10-batches-bin/`.
+    Cifar10,
+}
+
+impl ImageData {
+    fn name(self) -> &'static str {
+        match self {
+            ImageData::Mnist => "mnist",
+            ImageData::Fashion => "fashion-mnist",
+            ImageData::Cifar10 => "cifar10",
+        }
+    }
+}
+
+/// Parses the command line (with the hybrids' defaults: batch 128, 3 epochs, lr 1e-3, f32), loads
+/// `data` and runs the comparison; exits with status 1 and a one-line message on error.
+pub fn main(example: &str, data: ImageData) {
+    let args: HybridArgs =
+        super::common::parse_with_defaults(&[("batch", "128"), ("epochs", "3"), ("lr", "0.001"), ("precision", "f32")]);
+    super::common::exit_on_error((|| {
+        let root = data_root(args.run.data.as_deref())?;
+        match data {
+            ImageData::Mnist | ImageData::Fashion => {
+                let variant = if matches!(data, ImageData::Mnist) { MnistVariant::Digits } else { MnistVariant::Fashion };
+                let sets = (load_mnist(&root, variant, Subset::Train)?, load_mnist(&root, variant, Subset::Test)?);
+                run(example, data.name(), sets, |d| MnistTrunkConfig::new().init(d), &args.hybrid, &args.run)
+            }
+            ImageData::Cifar10 => {
+                let sets = (load_cifar10(&root, Subset::Train)?, load_cifar10(&root, Subset::Test)?);
+                run(example, data.name(), sets, |d| Cifar10TrunkConfig::new().init(d), &args.hybrid, &args.run)
+            }
+        }
+    })());
+}
+
+/// Options of the hybrid examples.
+#[derive(clap::Args, Debug, Clone)]
+pub struct HybridOptions {
+    /// Inducing points of the Bayesian SVM head.
+    #[arg(long, default_value_t = 64)]
+    pub m: usize,
+    /// Use only the first N training images (0 = all).
+    #[arg(long, default_value_t = 0)]
+    pub train_size: usize,
+    /// Use only the first N test images (0 = all).
+    #[arg(long, default_value_t = 0)]
+    pub test_size: usize,
+    /// Skip the softmax baseline.
+    #[arg(long)]
+    pub no_softmax: bool,
+    /// Monte Carlo samples for the variation ratio.
+    #[arg(long, default_value_t = 100)]
+    pub vr_samples: usize,
+    /// Save the trained hybrid network (Burn's burnpack format) to this file.
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Step size ρ of the natural-gradient updates of the head's q(u) after every Adam step
+    /// (0 = train q(u) by Adam too, as the paper does; much slower to converge).
+    #[arg(long, default_value_t = 0.02)]
+    pub natural_step: f64,
+}
+
+/// Test metrics of one trained network.
+pub struct Scores {
+    /// Test accuracy.
+    pub accuracy: f64,
+    /// Test negative log-likelihood (mean, nats).
+    pub nll: f64,
+    /// Expected calibration error (15 bins).
+    pub ece: f64,
+    /// Mean seconds per training epoch.
+    pub epoch_s: f64,
+    /// Mean variation ratio on test images (hybrid only).
+    pub mean_vr: Option<f64>,
+}
+
+/// Evaluation chunk (images per forward pass).
+const CHUNK: usize = 500;
+
+fn chunks(n: usize) -> impl Iterator<Item = Vec<usize>> {
+    (0..n.div_ceil(CHUNK)).map(move |k| (k * CHUNK..((k + 1) * CHUNK).min(n)).collect())
+}
+
+/// Class marginals of the hybrid on every image of `set`.
+pub fn hybrid_predictive<T: Trunk>(net: &HybridNet<T>, set: &ImageSet, device: &Device) -> Result<ClassPredictive> {
+    let (mut mean, mut var) = (Vec::new(), Vec::new());
+    for idx in chunks(set.n) {
+        let b = image_batch(set, &idx, device)?;
+        let (m, v) = net.marginals(b.images)?;
+        mean.extend(to_vec(m));
+        var.extend(to_vec(v));
+    }
+    ClassPredictive::new(mean, var, set.num_classes)
+}
+
+/// Softmax probabilities of the baseline on every image of `set`.
+fn softmax_probabilities<T: Trunk>(net: &SoftmaxNet<T>, set: &ImageSet, device: &Device) -> Result<Vec<f64>> {
+    let mut probs = Vec::new();
+    for idx in chunks(set.n) {
+        let b = image_batch(set, &idx, device)?;
+        probs.extend(to_vec(softmax(net.logits(b.images), 1)));
+    }
+    Ok(probs)
+}
+
+/// Accuracy, NLL and ECE of class probabilities `[n, C]`.
+fn score(probs: &[f64], set: &ImageSet) -> Result<(f64, f64, f64)> {
+    let labels = set.labels_usize();
+    let k = set.num_classes;
+    let clipped: Vec<f64> = probs.iter().map(|p| p.max(1e-12)).collect();
+    Ok((metrics::accuracy(probs, k, &labels)?, metrics::nll(&clipped, k, &labels)?, metrics::ece(probs, k, &labels, 15)?))
+}
+
+/// Hybrid scores: the decision is the SVM's `argmax f̄`, probabilities by Gauss–Hermite.
+pub fn hybrid_scores(pred: &ClassPredictive, set: &ImageSet, vr_samples: usize, seed: u64) -> Result<Scores> {
+    let probs = pred.gh_probabilities(32);
+    let (_, nll, ece) = score(&probs, set)?;
+    let labels = set.labels_usize();
+    let hits = pred.classes().iter().zip(&labels).filter(|(a, b)| a == b).count();
+    let vr = pred.variation_ratio(vr_samples, seed);
+    Ok(Scores {
+        accuracy: hits as f64 / set.n as f64,
+        nll,
+        ece,
+        epoch_s: 0.0,
+        mean_vr: Some(vr.iter().sum::<f64>() / vr.len().max(1) as f64),
+    })
+}
+
+/// Images `[s, C, H, W]` → the untrained trunk's features, to place the head's inducing points.
+fn feature_sample<T: Trunk>(trunk: &T, set: &ImageSet, size: usize, device: &Device) -> Result<(Vec<f64>, usize)> {
+    let step = (set.n / size.max(1)).max(1);
+    let idx: Vec<usize> = (0..set.n).step_by(step).take(size).collect();
+    let b = image_batch(set, &idx, device)?;
+    let f = trunk.features(b.images).detach();
+    let d = f.dims()[1];
+    Ok((to_vec(f), d))
+}
+
+/// Trains the hybrid on `train`, evaluating on `test` after every epoch.
+pub fn train_hybrid<T: Trunk>(
+    trunk: T,
+    train: &ImageSet,
+    test: &ImageSet,
+    opts: &HybridOptions,
+    run: &RunOptions,
+    devices: &Devices,
+) -> Result<(HybridNet<T>, History)> {
+    let (features, d) = feature_sample(&trunk, train, 1000.min(train.n), &devices.train)?;
+    let head = BayesianSvmConfig::head(train.num_classes)
+        .with_num_inducing(opts.m)
+        .with_seed(run.seed)
+        .init_head(&features, d, train.n, &devices.train)?;
+    let net = HybridNet::new(trunk, head)?;
+    let config = run.train_config();
+    let base = devices.base.clone();
+    let evaluate = |m: &HybridNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
+        let pred = hybrid_predictive(m, test, &base)?;
+        let labels = test.labels_usize();
+        let hits = pred.classes().iter().zip(&labels).filter(|(a, b)| a == b).count();
+        Ok(vec![("test_acc".to_string(), hits as f64 / test.n as f64)])
+    };
+    let dev = devices.train.clone();
+    if opts.natural_step <= 0.0 {
+        let loss = |m: &HybridNet<T>, idx: &[usize]| {
+            let b = image_batch(train, idx, &dev)?;
+            m.loss(b.images, b.targets)
+        };
+        return fit(net, train.n, &config, loss, evaluate);
+    }
+    // q(u) by natural gradients on the features of the step's forward pass; Adam trains the rest.
+    let mut natural = HingeNaturalGradient::new(&net.head)?;
+    natural.max_step = opts.natural_step;
+    natural.min_step = opts.natural_step;
+    let mut net = net;
+    net.head.q_mu = net.head.q_mu.set_require_grad(false);
+    net.head.q_sqrt = net.head.q_sqrt.set_require_grad(false);
+    let last = RefCell::new(None);
+    let loss = |m: &HybridNet<T>, idx: &[usize]| {
+        let b = image_batch(train, idx, &dev)?;
+        let features = m.features(b.images.clone());
+        *last.borrow_mut() = Some((features.clone().detach(), b.targets.clone()));
+        let elbo = m.head.elbo(features, b.targets)?;
+        Ok(elbo.neg().div_scalar(m.head.num_data as f64))
+    };
+    let update = |mut m: HybridNet<T>, _idx: &[usize]| {
+        if let Some((features, targets)) = last.borrow_mut().take() {
+            m.head = natural.update(m.head, features, targets)?;
+        }
+        Ok(m)
+    };
+    fit_with_hook(net, train.n, &config, loss, update, evaluate)
+}
+
+/// Trains the softmax baseline with the same trunk architecture, optimiser and budget.
+pub fn train_softmax<T: Trunk>(
+    trunk: T,
+    train: &ImageSet,
+    test: &ImageSet,
+    run: &RunOptions,
+    devices: &Devices,
+) -> Result<(SoftmaxNet<T>, History)> {
+    let net = SoftmaxNet::new(trunk, train.num_classes, &devices.train);
+    let base = devices.base.clone();
+    let evaluate = |m: &SoftmaxNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
+        let probs = softmax_probabilities(m, test, &base)?;
+        Ok(vec![("test_acc".to_string(), score(&probs, test)?.0)])
+    };
+    let dev = devices.train.clone();
+    fit(
+        net,
+        train.n,
+        &run.train_config(),
+        |m, idx| {
+            let b = image_batch(train, idx, &dev)?;
+            Ok(m.loss(b.images, b.labels))
+        },
+        evaluate,
+    )
+}
+
+/// Runs the whole comparison and prints the table and (with `--json`) the final JSON line.
+pub fn run<T: Trunk>(
+    example: &str,
+    dataset: &str,
+    (train, test): (ImageSet, ImageSet),
+    make_trunk: impl Fn(&Device) -> T,
+    opts: &HybridOptions,
+    run: &RunOptions,
+) -> Result<()> {
+    let devices = run.devices()?;
+    let train = if opts.train_size > 0 { train.subset(0..opts.train_size.min(train.n))? } else { train };
+    let test = if opts.test_size > 0 { test.subset(0..opts.test_size.min(test.n))? } else { test };
+    eprintln!(
+        "{example}: {dataset}, {} train / {} test images, backend {} ({:?}), {} epochs, batch {}, lr {}",
+        train.n,
+        test.n,
+        devices.backend,
+        burn_gp::device::precision(&devices.base),
+        run.epochs,
+        run.batch,
+        run.lr
+    );
+    let t0 = Instant::now();
+    let (hybrid, history) = train_hybrid(make_trunk(&devices.train), &train, &test, opts, run, &devices)?;
+    run.write_curve(&history)?;
+    let hybrid = hybrid.valid();
+    let pred = hybrid_predictive(&hybrid, &test, &devices.base)?;
+    let mut h = hybrid_scores(&pred, &test, opts.vr_samples, run.seed)?;
+    h.epoch_s = history.mean_epoch_s();
+    eprintln!("hybrid trained and evaluated in {:.1}s", t0.elapsed().as_secs_f64());
+    if let Some(path) = &opts.save {
+        hybrid.clone().save_file(path).map_err(|e| burn_gp::Error::invalid("save", format!("{}: {e:?}", path.display())))?;
+    }
+    let soft = if opts.no_softmax {
+        None
+    } else {
+        let (net, history) = train_softmax(make_trunk(&devices.train), &train, &test, run, &devices)?;
+        let probs = softmax_probabilities(&net.valid(), &test, &devices.base)?;
+        let (accuracy, nll, ece) = score(&probs, &test)?;
+        Some(Scores { accuracy, nll, ece, epoch_s: history.mean_epoch_s(), mean_vr: None })
+    };
+    let f = |v: f64| format!("{v:.4}");
+    let mut rows = vec![
+        ("hybrid accuracy", f(h.accuracy)),
+        ("hybrid NLL", f(h.nll)),
+        ("hybrid ECE", f(h.ece)),
+        ("hybrid mean variation ratio", f(h.mean_vr.unwrap_or(f64::NAN))),
+        ("hybrid s/epoch", format!("{:.1}", h.epoch_s)),
+    ];
+    if let Some(s) = &soft {
+        rows.extend([
+            ("softmax accuracy", f(s.accuracy)),
+            ("softmax NLL", f(s.nll)),
+            ("softmax ECE", f(s.ece)),
+            ("softmax s/epoch", format!("{:.1}", s.epoch_s)),
+        ]);
+    }
+    print_table(&format!("{example} on {dataset} ({} epochs, P = {})", run.epochs, opts.m), &rows);
+    if run.json {
+        let line = serde_json::json!({
+            "example": example,
+            "dataset": dataset,
+            "accuracy": h.accuracy,
+            "nll": h.nll,
+            "ece": h.ece,
+            "epoch_s": h.epoch_s,
+            "mean_vr": h.mean_vr,
+            "softmax_accuracy": soft.as_ref().map(|s| s.accuracy),
+            "softmax_nll": soft.as_ref().map(|s| s.nll),
+            "softmax_epoch_s": soft.as_ref().map(|s| s.epoch_s),
+            "epochs": run.epochs,
+            "batch": run.batch,
+            "lr": run.lr,
+            "m": opts.m,
+            "train_size": train.n,
+            "backend": devices.backend,
+        });
+        println!("{line}");
+    }
+    Ok(())
+}

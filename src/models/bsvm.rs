@@ -1,0 +1,86 @@
+//! Bayesian support vector machines (Wistuba & Rawat 2018; Wenzel et al. 2017): sparse variational
+//! GPs with the hinge pseudo-likelihoods.
+//!
+//! A multi-class Bayesian SVM is an [`Svgp`] with C latent GPs that share the kernel and the
+//! inducing points, and the Crammer–Singer pseudo-likelihood [`MultiClassHinge`]; its ELBO is the
+//! spec's collapsed objective (E3), closed-form in the marginal means and variances, so it trains by
+//! autodiff + Adam on minibatches like any SVGP. The binary Bayesian SVM uses [`BinaryHinge`], and
+//! [`OneVsRestBsvm`] combines C of them (the paper's competitor).
+use burn::module::Module;
+use burn::tensor::Tensor;
+
+use super::Svgp;
+use crate::error::{Error, Result};
+use crate::inducing::InducingPoints;
+use crate::kernels::{Kernel, Rbf};
+use crate::likelihoods::{one_hot, BinaryHinge, MultiClassHinge};
+use crate::tensors::{matrix, to_vec};
+use crate::train::{fit, History, TrainConfig};
+
+/// Multi-class Bayesian SVM: C GPs with a shared kernel and inducing points, Crammer–Singer hinge.
+pub type BayesianSvm<K = Rbf> = Svgp<K, InducingPoints, MultiClassHinge>;
+
+/// The same model used as the head of a network: it takes the network's feature tensor `[B, D]`.
+pub type BayesianSvmHead<K = Rbf> = BayesianSvm<K>;
+
+/// Binary Bayesian SVM (one GP, hinge pseudo-likelihood, targets 0/1).
+pub type BinaryBsvm<K = Rbf> = Svgp<K, InducingPoints, BinaryHinge>;
+
+/// Checks `2 ≤ C` and every label `< C`; returns the number of labels.
+pub fn check_labels(labels: &[usize], num_classes: usize) -> Result<usize> {
+    if num_classes < 2 {
+        return Err(Error::invalid("num_classes", format!("need at least 2 classes, got {num_classes}")));
+    }
+    if labels.is_empty() {
+        return Err(Error::Empty { context: "labels".into() });
+    }
+    if let Some(&bad) = labels.iter().find(|&&c| c >= num_classes) {
+        return Err(Error::LabelOutOfRange { context: "Bayesian SVM".into(), label: bad as i64, num_classes });
+    }
+    Ok(labels.len())
+}
+
+/// One-vs-rest binary Bayesian SVMs (Wenzel et al. 2017), the multi-class model's competitor.
+#[derive(Module, Debug)]
+pub struct OneVsRestBsvm<K: Kernel> {
+    /// Model `c` separates class `c` (target 1) from the rest (target 0).
+    pub models: Vec<BinaryBsvm<K>>,
+}
+
+impl<K: Kernel> OneVsRestBsvm<K> {
+    /// Number of classes.
+    pub fn num_classes(&self) -> usize {
+        self.models.len()
+    }
+    /// Latent marginals `[n, C]`: column `c` is model `c`'s decision function. Predict `argmax_c`.
+    pub fn predict_f(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        let mut means = Vec::with_capacity(self.models.len());
+        let mut vars = Vec::with_capacity(self.models.len());
+        for model in &self.models {
+            let (m, v) = model.predict_f(x.clone())?;
+            means.push(m);
+            vars.push(v);
+        }
+        Ok((Tensor::cat(means, 1), Tensor::cat(vars, 1)))
+    }
+    /// Trains the C binary models one after another on `x` `[n, d]` with class `labels`, each by
+    /// [`fit`] with `config` (so the cost is C times one binary model's). `x` must be on the
+    /// models' (autodiff) device.
+    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &TrainConfig) -> Result<(Self, Vec<History>)> {
+        let c = self.num_classes();
+        let n = check_labels(labels, c)?;
+        let device = x.device();
+        let targets = to_vec(one_hot(labels, c, &device)?);
+        let mut models = Vec::with_capacity(c);
+        let mut histories = Vec::with_capacity(c);
+        for (class, model) in self.models.into_iter().enumerate() {
+            let y: Vec<f64> = (0..n).map(|i| targets[i * c + class]).collect();
+            let y = matrix(y, n, 1, &device)?;
+            let (model, history) =
+                fit(model, n, config, |m, idx| m.minibatch_loss(x, &y, idx), |_, _| Ok(Vec::new()))?;
+            models.push(model);
+            histories.push(history);
+        }
+        Ok((Self { models }, histories))
+    }
+}

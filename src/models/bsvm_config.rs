@@ -1,0 +1,128 @@
+//! Configuration and initialisation of Bayesian SVMs with an ARD RBF kernel.
+use burn::config::Config;
+use burn::tensor::Device;
+
+use super::bsvm::{check_labels, BayesianSvm, BayesianSvmHead, OneVsRestBsvm};
+use super::SvgpConfig;
+use crate::device::{precision, Precision};
+use crate::error::Error;
+use crate::inducing::{inducing_kmeans, inducing_subset, InducingPoints};
+use crate::kernels::{median_distance, Rbf};
+use crate::likelihoods::{BinaryHinge, MultiClassHinge};
+
+/// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
+type GpResult<T> = crate::error::Result<T>;
+
+/// How inducing inputs are placed at initialisation.
+#[derive(Config, Debug, Copy, PartialEq, Eq)]
+pub enum InducingInit {
+    /// A seeded random subset of the training inputs.
+    Subset,
+    /// k-means++ then Lloyd iterations on the training inputs.
+    KMeans,
+}
+
+/// Settings of a Bayesian SVM with an ARD RBF kernel; defaults follow the spec (§5).
+#[derive(Config, Debug)]
+pub struct BayesianSvmConfig {
+    /// Number of classes C (≥ 2).
+    pub num_classes: usize,
+    /// Number of inducing points P (64 in the paper).
+    #[config(default = 64)]
+    pub num_inducing: usize,
+    /// Placement of the inducing inputs.
+    #[config(default = "InducingInit::KMeans")]
+    pub inducing_init: InducingInit,
+    /// Initial diagonal of the whitened `R_j` (1 = the prior, for tabular data; 0.1 for network heads).
+    #[config(default = 1.0)]
+    pub q_sqrt_init: f64,
+    /// Standard deviation of the random initial whitened means (breaks ties between classes).
+    #[config(default = 1e-3)]
+    pub q_mu_init_std: f64,
+    /// Jitter on `K_ZZ` relative to σ² = 1; `None` picks 1e-6 in f64 and 1e-4 in f32.
+    pub jitter: Option<f64>,
+    /// Seed of the inducing-point placement and the initial means.
+    #[config(default = 0)]
+    pub seed: u64,
+}
+
+impl BayesianSvmConfig {
+    /// The tabular defaults of the paper (P = 64, q at the prior).
+    pub fn tabular(num_classes: usize) -> Self {
+        Self::new(num_classes)
+    }
+    /// Defaults for the head of a network: P = 64, `R_j = 0.1·I` (spec §3.3: at the prior the
+    /// features get no variance signal and training stalls).
+    pub fn head(num_classes: usize) -> Self {
+        Self::new(num_classes).with_q_sqrt_init(0.1)
+    }
+
+    fn jitter_for(&self, device: &Device) -> f64 {
+        self.jitter.unwrap_or(match precision(device) {
+            Precision::F64 => 1e-6,
+            Precision::F32 => 1e-4,
+        })
+    }
+
+    /// ARD RBF kernel (σ² = 1, every lengthscale the median pairwise distance) and inducing points
+    /// placed on the rows of `x` `[n, d]`.
+    pub fn kernel_and_inducing(&self, x: &[f64], n: usize, d: usize, device: &Device) -> GpResult<(Rbf, InducingPoints)> {
+        if d == 0 || x.len() != n * d {
+            return Err(Error::shape("BayesianSvmConfig inputs", [n, d], [x.len()]));
+        }
+        if self.num_inducing == 0 || self.num_inducing > n {
+            return Err(Error::invalid(
+                "num_inducing",
+                format!("need 1 ≤ P ≤ n = {n} training points, got {}", self.num_inducing),
+            ));
+        }
+        let lengthscale = median_distance(x, n, d, 1000, self.seed)?;
+        let z = match self.inducing_init {
+            InducingInit::Subset => inducing_subset(x, n, d, self.num_inducing, self.seed)?,
+            InducingInit::KMeans => inducing_kmeans(x, n, d, self.num_inducing, 30, self.seed)?,
+        };
+        Ok((Rbf::ard(d, lengthscale, 1.0, device)?, InducingPoints::new(&z, self.num_inducing, d, device)?))
+    }
+
+    fn svgp_config(&self, num_latent: usize, num_data: usize, device: &Device) -> SvgpConfig {
+        SvgpConfig::new(num_data)
+            .with_num_latent(num_latent)
+            .with_jitter(self.jitter_for(device))
+            .with_q_sqrt_init(self.q_sqrt_init)
+            .with_q_mu_init_std(self.q_mu_init_std)
+            .with_seed(self.seed)
+    }
+
+    /// A multi-class Bayesian SVM initialised on training inputs `x` `[n, d]` with class `labels`.
+    pub fn init(&self, x: &[f64], labels: &[usize], d: usize, device: &Device) -> GpResult<BayesianSvm<Rbf>> {
+        let n = check_labels(labels, self.num_classes)?;
+        let (kernel, inducing) = self.kernel_and_inducing(x, n, d, device)?;
+        self.svgp_config(self.num_classes, n, device).init(kernel, inducing, MultiClassHinge::default(), device)
+    }
+
+    /// A multi-class Bayesian SVM head for `num_data` training points, with inducing points placed
+    /// on a sample of features `[s, d]` of the (untrained) network.
+    pub fn init_head(&self, features: &[f64], d: usize, num_data: usize, device: &Device) -> GpResult<BayesianSvmHead<Rbf>> {
+        if self.num_classes < 2 {
+            return Err(Error::invalid("num_classes", format!("need at least 2 classes, got {}", self.num_classes)));
+        }
+        let s = features.len().checked_div(d).unwrap_or(0);
+        let (kernel, inducing) = self.kernel_and_inducing(features, s, d, device)?;
+        self.svgp_config(self.num_classes, num_data, device).init(kernel, inducing, MultiClassHinge::default(), device)
+    }
+
+    /// C binary Bayesian SVMs, one per class against the rest, each with its own kernel and inducing
+    /// points (placed with seed `seed + c`).
+    pub fn init_one_vs_rest(&self, x: &[f64], labels: &[usize], d: usize, device: &Device) -> GpResult<OneVsRestBsvm<Rbf>> {
+        let n = check_labels(labels, self.num_classes)?;
+        let models = (0..self.num_classes)
+            .map(|c| {
+                let cfg = Self { seed: self.seed + c as u64, ..self.clone() };
+                let (kernel, inducing) = cfg.kernel_and_inducing(x, n, d, device)?;
+                cfg.svgp_config(1, n, device).init(kernel, inducing, BinaryHinge::default(), device)
+            })
+            .collect::<GpResult<Vec<_>>>()?;
+        Ok(OneVsRestBsvm { models })
+    }
+}
+

@@ -1,0 +1,96 @@
+//! Stochastic natural-gradient updates of a Bayesian SVM's `q(u)` (spec §2.9, Algorithm 1 of the
+//! paper with its eq. 45 corrected), for training with minibatches while Adam moves everything else.
+//!
+//! The optimal whitened `q(v_j)` for fixed `α`, `t` and features has natural parameters
+//! `Λ_j = I + Σ_n ω_n 1[j ∈ {y_n, t_n}] a_n a_nᵀ` and `h_j = Λ_j m_j` (see [`BayesianSvm::coordinate_ascent`]).
+//! On a minibatch the data sums are scaled by `N/B`, and the state moves a step `ρ_τ` towards that
+//! estimate: `Λ ← (1 − ρ)Λ + ρΛ̂`, `h ← (1 − ρ)h + ρĥ`, which is a natural-gradient step of size `ρ`.
+//! All classes are updated together (a damped Jacobi step) with `α = α̂` from the current `q`.
+use burn::module::Param;
+use burn::tensor::Tensor;
+
+use super::bsvm::BayesianSvm;
+use super::checks::{check_inputs, check_targets};
+use crate::error::{Error, Result};
+use crate::inducing::InducingVariables;
+use crate::kernels::Kernel;
+use crate::likelihoods::MultiClassHinge;
+use crate::linalg::{cholesky, solve_triangular, tri_inverse, Triangle};
+
+/// The natural parameters of `q(u)` and the step-size schedule `ρ_τ = clamp((τ + 1)^{−κ}, ρ_min, ρ_max)`.
+#[derive(Clone, Debug)]
+pub struct HingeNaturalGradient {
+    /// Precisions `Λ_j` `[C, P, P]`.
+    precision: Tensor<3>,
+    /// Shifts `h_j = Λ_j m_j` `[C, P]`.
+    shift: Tensor<2>,
+    /// Steps taken.
+    step: usize,
+    /// Decay exponent κ of the step size.
+    pub decay: f64,
+    /// Smallest step size (keeps tracking features that keep moving).
+    pub min_step: f64,
+    /// Largest step size (damps the first steps, while features are still untrained).
+    pub max_step: f64,
+}
+
+impl HingeNaturalGradient {
+    /// The state of `model`'s current `q(u)`, with `κ = 0.6`, `ρ_min = 0.02` and `ρ_max = 1`.
+    pub fn new<K: Kernel>(model: &BayesianSvm<K>) -> Result<Self> {
+        let lq = model.q_sqrt_lower().detach();
+        let l_inv = tri_inverse(lq);
+        let precision = l_inv.clone().transpose().matmul(l_inv); // S⁻¹ = L⁻ᵀ L⁻¹
+        let shift = precision.clone().matmul(model.q_mu.val().detach().unsqueeze_dim::<3>(2)).squeeze_dim::<2>(2);
+        Ok(Self { precision, shift, step: 0, decay: 0.6, min_step: 0.02, max_step: 1.0 })
+    }
+
+    /// The step size of the next update.
+    pub fn step_size(&self) -> f64 {
+        ((self.step + 1) as f64).powf(-self.decay).clamp(self.min_step, self.max_step.max(self.min_step))
+    }
+
+    /// One update of `q(u)` from a minibatch of features `[B, D]` with one-hot targets `[B, C]`;
+    /// returns the model with `q_mu`, `q_sqrt` replaced (their parameter ids kept, gradients off).
+    pub fn update<K: Kernel>(&mut self, mut model: BayesianSvm<K>, x: Tensor<2>, y: Tensor<2>) -> Result<BayesianSvm<K>> {
+        let b = check_inputs("HingeNaturalGradient::update", &x, model.kernel.input_dim())?;
+        let c = model.num_latent();
+        check_targets("HingeNaturalGradient::update", &y, b, c)?;
+        let (x, y) = (x.detach(), y.detach());
+        let p = model.num_inducing();
+        let device = x.device();
+        let scale = model.num_data as f64 / b as f64;
+        let luu = model.prior_factor()?.detach();
+        let a = solve_triangular(luu, model.inducing.kuf(&model.kernel, x.clone()).detach(), Triangle::Lower, false)?;
+        let (mean, var) = model.predict_f(x)?;
+        let (mean, var) = (mean.detach(), var.detach());
+        let t = MultiClassHinge::competitors(mean.clone(), y.clone());
+        let t_hot: Tensor<2> = t.clone().reshape([b]).one_hot::<2>(c).float();
+        let f_t = mean.clone().gather(1, t.clone());
+        let f_y = (mean * y.clone()).sum_dim(1);
+        let s = var.clone().gather(1, t) + (var * y.clone()).sum_dim(1);
+        let omega = ((f_t.clone() - f_y.clone()).add_scalar(1.0).powi_scalar(2) + s).clamp_min(1e-12).sqrt().recip();
+        let w = (y.clone() + t_hot.clone()) * omega.clone(); // [B, C]
+        let coef = y * (omega.clone() * f_t.add_scalar(1.0)).add_scalar(1.0)
+            - t_hot * (omega * f_y.neg().add_scalar(1.0)).add_scalar(1.0); // [B, C]
+        let weighted = a.clone().unsqueeze::<3>() * w.transpose().reshape([c, 1, b]); // [C, P, B]
+        let eye = Tensor::<2>::eye(p, &device).unsqueeze::<3>();
+        let precision_hat = weighted.matmul(a.clone().transpose().unsqueeze::<3>()).mul_scalar(scale) + eye;
+        let shift_hat = a.matmul(coef).transpose().mul_scalar(scale); // [C, P]
+        let rho = self.step_size();
+        self.precision = self.precision.clone().mul_scalar(1.0 - rho) + precision_hat.mul_scalar(rho);
+        self.shift = self.shift.clone().mul_scalar(1.0 - rho) + shift_hat.mul_scalar(rho);
+        self.step += 1;
+        let l = cholesky(self.precision.clone())?;
+        let l_inv = tri_inverse(l);
+        let cov = l_inv.clone().transpose().matmul(l_inv); // Λ⁻¹
+        let q_mu = cov.clone().matmul(self.shift.clone().unsqueeze_dim::<3>(2)).squeeze_dim::<2>(2);
+        let q_sqrt = cholesky(cov)?;
+        let bad = q_mu.clone().is_nan().any().into_scalar::<bool>();
+        if bad {
+            return Err(Error::NonFinite { context: format!("natural-gradient step {}: q_mu", self.step), index: 0 });
+        }
+        model.q_mu = Param::initialized(model.q_mu.id, q_mu.detach()).set_require_grad(false);
+        model.q_sqrt = Param::initialized(model.q_sqrt.id, q_sqrt.detach()).set_require_grad(false);
+        Ok(model)
+    }
+}

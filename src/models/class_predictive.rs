@@ -1,0 +1,141 @@
+//! Predictive summaries of a classifier with independent Gaussian class marginals: decisions,
+//! class probabilities, variation ratio and entropies (host side, f64).
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+
+use crate::error::{check_finite, Error, Result};
+use crate::special::{gauss_hermite_normal, norm_cdf};
+use crate::tensors::to_vec;
+use burn::tensor::Tensor;
+
+/// Per-class latent marginals `N(f̄_ij, s²_ij)` for `n` points and `classes` classes (row-major).
+#[derive(Clone, Debug)]
+pub struct ClassPredictive {
+    /// Means `[n, C]`.
+    pub mean: Vec<f64>,
+    /// Variances `[n, C]`.
+    pub var: Vec<f64>,
+    /// Number of points.
+    pub n: usize,
+    /// Number of classes C.
+    pub classes: usize,
+}
+
+impl ClassPredictive {
+    /// From host vectors `[n, C]`; errors on a length mismatch, NaN or a negative variance.
+    pub fn new(mean: Vec<f64>, var: Vec<f64>, classes: usize) -> Result<Self> {
+        if classes == 0 || !mean.len().is_multiple_of(classes) || var.len() != mean.len() {
+            return Err(Error::shape("ClassPredictive", [mean.len() / classes.max(1), classes], [var.len()]));
+        }
+        check_finite("predictive means", &mean)?;
+        check_finite("predictive variances", &var)?;
+        if let Some(i) = var.iter().position(|&v| v < 0.0) {
+            return Err(Error::invalid("var", format!("negative variance {} at index {i}", var[i])));
+        }
+        Ok(Self { n: mean.len() / classes, mean, var, classes })
+    }
+    /// From a model's `(mean, var)` tensors `[n, C]`.
+    pub fn from_tensors(mean: Tensor<2>, var: Tensor<2>) -> Result<Self> {
+        let classes = mean.dims()[1];
+        Self::new(to_vec(mean), to_vec(var), classes)
+    }
+    fn row<'a>(&self, v: &'a [f64], i: usize) -> &'a [f64] {
+        &v[i * self.classes..(i + 1) * self.classes]
+    }
+    /// The SVM decision `argmax_c f̄_c` for every point.
+    pub fn classes(&self) -> Vec<usize> {
+        (0..self.n).map(|i| argmax(self.row(&self.mean, i))).collect()
+    }
+    /// How often each class is the arg-max of `samples` joint draws `f ~ Π_c N(f̄_c, s²_c)`:
+    /// counts `[n, C]` (seeded, reproducible).
+    pub fn sampled_argmax_counts(&self, samples: usize, seed: u64) -> Vec<usize> {
+        let mut rng = StdRng::seed_from_u64(seed);
+        let c = self.classes;
+        let mut counts = vec![0usize; self.n * c];
+        let mut draw = vec![0.0; c];
+        for i in 0..self.n {
+            let (m, v) = (self.row(&self.mean, i), self.row(&self.var, i));
+            for _ in 0..samples {
+                for k in 0..c {
+                    let z: f64 = StandardNormal.sample(&mut rng);
+                    draw[k] = m[k] + v[k].sqrt() * z;
+                }
+                counts[i * c + argmax(&draw)] += 1;
+            }
+        }
+        counts
+    }
+    /// Monte Carlo class probabilities `[n, C]`: frequencies of the sampled arg-max.
+    pub fn mc_probabilities(&self, samples: usize, seed: u64) -> Vec<f64> {
+        let s = samples.max(1) as f64;
+        self.sampled_argmax_counts(samples.max(1), seed).into_iter().map(|k| k as f64 / s).collect()
+    }
+    /// Variation ratio `1 − (count of the modal class)/S` per point (the paper's eq. 13), from
+    /// `samples` draws; in `[0, 1 − 1/C]`.
+    pub fn variation_ratio(&self, samples: usize, seed: u64) -> Vec<f64> {
+        let counts = self.sampled_argmax_counts(samples.max(1), seed);
+        counts.chunks(self.classes).map(variation_ratio_from_counts).collect()
+    }
+    /// Class probabilities `P(f_c is the largest)` `[n, C]` by `points`-point Gauss–Hermite
+    /// quadrature, each row renormalised to sum to 1.
+    pub fn gh_probabilities(&self, points: usize) -> Vec<f64> {
+        let (nodes, weights) = gauss_hermite_normal(points);
+        let c = self.classes;
+        let mut out = vec![0.0; self.n * c];
+        for i in 0..self.n {
+            let (m, v) = (self.row(&self.mean, i), self.row(&self.var, i));
+            let p = &mut out[i * c..(i + 1) * c];
+            for k in 0..c {
+                let sd = v[k].sqrt();
+                p[k] = nodes
+                    .iter()
+                    .zip(&weights)
+                    .map(|(t, w)| {
+                        let f = m[k] + sd * t;
+                        let log_prod: f64 = (0..c)
+                            .filter(|&j| j != k)
+                            .map(|j| norm_cdf((f - m[j]) / v[j].sqrt().max(1e-300)).max(1e-300).ln())
+                            .sum();
+                        w * log_prod.exp()
+                    })
+                    .sum();
+            }
+            let total: f64 = p.iter().sum();
+            p.iter_mut().for_each(|x| *x /= total);
+        }
+        out
+    }
+    /// Entropy of `softmax(f̄)` per point: the paper's non-Bayesian (point-estimate) score.
+    pub fn mean_softmax_entropy(&self) -> Vec<f64> {
+        let probs: Vec<f64> = (0..self.n)
+            .flat_map(|i| {
+                let m = self.row(&self.mean, i);
+                let top = m.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+                let e: Vec<f64> = m.iter().map(|x| (x - top).exp()).collect();
+                let s: f64 = e.iter().sum();
+                e.into_iter().map(move |x| x / s)
+            })
+            .collect();
+        entropy(&probs, self.classes)
+    }
+}
+
+/// Index of the largest value (the first of ties).
+fn argmax(v: &[f64]) -> usize {
+    v.iter().enumerate().fold((0, f64::NEG_INFINITY), |best, (i, &x)| if x > best.1 { (i, x) } else { best }).0
+}
+
+/// `1 − max_c count_c / Σ_c count_c` (0 for no counts).
+pub fn variation_ratio_from_counts(counts: &[usize]) -> f64 {
+    let total: usize = counts.iter().sum();
+    if total == 0 {
+        return 0.0;
+    }
+    1.0 - *counts.iter().max().unwrap_or(&0) as f64 / total as f64
+}
+
+/// Entropy `−Σ_c p_c ln p_c` (nats) of each row of `probs` `[n, k]`.
+pub fn entropy(probs: &[f64], k: usize) -> Vec<f64> {
+    probs.chunks(k.max(1)).map(|p| -p.iter().filter(|&&x| x > 0.0).map(|x| x * x.ln()).sum::<f64>()).collect()
+}

@@ -1,0 +1,118 @@
+//! [`DeepGpConfig`]: architecture, initialisation and optimisation settings with the spec's defaults.
+use burn::config::Config;
+
+use crate::error::Error;
+use crate::train::TrainConfig;
+
+/// How the first layer's inducing inputs are initialised.
+#[derive(Config, Debug, PartialEq, Eq)]
+pub enum InducingInit {
+    /// k-means centres of the training inputs, clusters started at random data points (paper).
+    KMeans,
+    /// A random subset of the training inputs (the paper's code for N ≥ 20000).
+    RandomSubset,
+}
+
+/// Mean function of the hidden GP layers. The paper uses none; `Identity` is an extension.
+#[derive(Config, Debug, PartialEq, Eq)]
+pub enum MeanFunction {
+    /// Zero-mean GPs everywhere (the paper).
+    Zero,
+    /// A fixed linear mean `h ↦ h W` on every hidden (non-final) GP layer, `W` the identity on the
+    /// first `min(D_in, D_out)` coordinates; its covariance with the GP part is ignored.
+    Identity,
+}
+
+/// Settings of a [`DeepGp`](super::DeepGp) regression model (paper and its code, spec §5).
+#[derive(Config, Debug)]
+pub struct DeepGpConfig {
+    /// Input width D_0.
+    pub input_dim: usize,
+    /// Hidden widths D_1..D_{L−1}: `[]` is a sparse GP (L = 1), `[2]` is DGP-2.
+    #[config(default = "vec![2]")]
+    pub hidden: Vec<usize>,
+    /// Output width D_L.
+    #[config(default = 1)]
+    pub output_dim: usize,
+    /// Inducing points per GP function M.
+    #[config(default = 100)]
+    pub num_inducing: usize,
+    /// Minibatch size.
+    #[config(default = 50)]
+    pub batch_size: usize,
+    /// Adam learning rate (the paper: Adam's default 1e-3; its code's script default is 5e-3).
+    #[config(default = 1e-3)]
+    pub lr: f64,
+    /// Number of Adam steps, used when `epochs` is not set: epochs = ⌈steps·batch/N⌉.
+    #[config(default = 6000)]
+    pub steps: usize,
+    /// Number of epochs (overrides `steps`).
+    pub epochs: Option<usize>,
+    /// First-layer inducing inputs.
+    #[config(default = "InducingInit::KMeans")]
+    pub inducing_init: InducingInit,
+    /// Lloyd iterations of k-means.
+    #[config(default = 10)]
+    pub kmeans_iterations: usize,
+    /// One set of kernel hyperparameters per layer instead of per function (the paper: per function).
+    #[config(default = false)]
+    pub shared_hyperparameters: bool,
+    /// Mean function of the hidden layers.
+    #[config(default = "MeanFunction::Zero")]
+    pub mean_function: MeanFunction,
+    /// Jitter on the diagonal of every `K`.
+    #[config(default = 1e-6)]
+    pub jitter: f64,
+    /// Floor on every noise variance.
+    #[config(default = 1e-6)]
+    pub noise_floor: f64,
+    /// Seed of the initialisation and of the minibatch order.
+    #[config(default = 123)]
+    pub seed: u64,
+}
+
+impl DeepGpConfig {
+    /// Layer widths `[D_0, D_1, …, D_L]`.
+    pub fn widths(&self) -> Vec<usize> {
+        let mut w = vec![self.input_dim];
+        w.extend_from_slice(&self.hidden);
+        w.push(self.output_dim);
+        w
+    }
+    /// Number of epochs for `n` training points.
+    pub fn epochs_for(&self, n: usize) -> usize {
+        self.epochs.unwrap_or_else(|| (self.steps * self.batch_size).div_ceil(n.max(1)).max(1))
+    }
+    /// The trainer settings for `n` training points.
+    pub fn train_config(&self, n: usize, progress: bool) -> TrainConfig {
+        TrainConfig { epochs: self.epochs_for(n), batch_size: self.batch_size, lr: self.lr, seed: self.seed, progress }
+    }
+    /// Checks the architecture and numeric settings (data-independent checks).
+    pub fn validate(&self) -> crate::error::Result<()> {
+        if self.input_dim == 0 {
+            return Err(Error::invalid("input_dim", "must be positive"));
+        }
+        if self.output_dim == 0 {
+            return Err(Error::invalid("output_dim", "must be positive"));
+        }
+        if let Some(i) = self.hidden.iter().position(|&h| h == 0) {
+            return Err(Error::invalid("hidden", format!("hidden width {i} is 0; every hidden width must be ≥ 1")));
+        }
+        if self.num_inducing == 0 {
+            return Err(Error::invalid("num_inducing", "must be ≥ 1"));
+        }
+        if self.batch_size == 0 {
+            return Err(Error::invalid("batch_size", "must be ≥ 1"));
+        }
+        if !(self.lr > 0.0 && self.lr.is_finite()) {
+            return Err(Error::invalid("lr", format!("must be positive and finite, got {}", self.lr)));
+        }
+        if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
+            return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
+        }
+        if !(self.noise_floor >= 0.0 && self.noise_floor.is_finite()) {
+            return Err(Error::invalid("noise_floor", format!("must be finite and ≥ 0, got {}", self.noise_floor)));
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,126 @@
+//! Data-driven initialisation of a [`DeepGp`] from a [`DeepGpConfig`] (the paper and its code).
+//!
+//! First layer: inducing inputs by k-means (or a random subset), every lengthscale the median
+//! pairwise distance of the inputs, `σ_f = std(y)`, `σ = 0.1·std(y)`, tied-factor entries
+//! (`ρ = log R_ii`, off-diagonals of `R`, `t`) ~ N(0, 1). Higher layers: `ℓ = e`, `σ_f = 1`, `σ = 0.1`,
+//! inducing inputs evenly spaced on the diagonal of `[−1, 1]^D`, tied-factor entries ~ N(0, 0.01).
+use burn::tensor::Device;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use rand_distr::{Distribution, StandardNormal};
+
+use super::block::DeepGpBlock;
+use super::config::{DeepGpConfig, InducingInit, MeanFunction};
+use super::kmeans::kmeans;
+use super::layer::DeepGpLayer;
+use super::model::DeepGp;
+use super::values::LayerValues;
+use crate::error::{check_finite, Error, Result};
+use crate::inducing::inducing_subset;
+use crate::kernels::median_distance;
+
+/// Most points used by the median-distance heuristic (a seeded random subset beyond that).
+const MEDIAN_MAX_POINTS: usize = 1000;
+
+fn normals(rng: &mut StdRng, len: usize, scale: f64) -> Vec<f64> {
+    (0..len).map(|_| scale * Distribution::<f64>::sample(&StandardNormal, rng)).collect()
+}
+
+/// Upper-triangular R `[d, m, m]` with `R_ii = exp(scale·ε)` and off-diagonals `scale·ε`.
+fn random_r(rng: &mut StdRng, d: usize, m: usize, scale: f64) -> Vec<f64> {
+    let mut r = vec![0.0; d * m * m];
+    for f in 0..d {
+        for i in 0..m {
+            for j in i..m {
+                let e = scale * Distribution::<f64>::sample(&StandardNormal, rng);
+                r[(f * m + i) * m + j] = if i == j { e.exp() } else { e };
+            }
+        }
+    }
+    r
+}
+
+impl DeepGpConfig {
+    /// Builds the model for training data `x` `[n, d]` and `y` `[n, output_dim]` (row-major).
+    ///
+    /// Typed errors: `d ≠ input_dim` ([`Error::ShapeMismatch`]), a zero hidden width or
+    /// `num_inducing > n` ([`Error::InvalidArgument`]), NaN/Inf in `x` or `y` ([`Error::NonFinite`]).
+    pub fn init(&self, x: &[f64], y: &[f64], n: usize, d: usize, device: &Device) -> Result<DeepGp> {
+        self.validate()?;
+        if d != self.input_dim {
+            return Err(Error::shape("DeepGpConfig::init: input width of the first layer", self.input_dim, d));
+        }
+        if n == 0 {
+            return Err(Error::Empty { context: "DeepGpConfig::init: training inputs".into() });
+        }
+        if x.len() != n * d {
+            return Err(Error::shape("DeepGpConfig::init: x", [n, d], [x.len()]));
+        }
+        if y.len() != n * self.output_dim {
+            return Err(Error::shape("DeepGpConfig::init: y", [n, self.output_dim], [y.len()]));
+        }
+        check_finite("DeepGpConfig::init: x", x)?;
+        check_finite("DeepGpConfig::init: y", y)?;
+        let m = self.num_inducing;
+        if m > n {
+            return Err(Error::invalid(
+                "num_inducing",
+                format!("M = {m} exceeds the number of training points N = {n}"),
+            ));
+        }
+        let mut rng = StdRng::seed_from_u64(self.seed);
+        let y_mean = y.iter().sum::<f64>() / y.len() as f64;
+        let y_std = (y.iter().map(|v| (v - y_mean).powi(2)).sum::<f64>() / y.len() as f64).sqrt();
+        let y_std = if y_std > 0.0 { y_std } else { 1.0 };
+
+        let widths = self.widths();
+        let num_layers = widths.len() - 1;
+        let mut blocks = Vec::with_capacity(num_layers);
+        for l in 0..num_layers {
+            let (din, dout) = (widths[l], widths[l + 1]);
+            let h = if self.shared_hyperparameters { 1 } else { dout };
+            let first = l == 0;
+            let z_one: Vec<f64> = if first {
+                match self.inducing_init {
+                    InducingInit::KMeans => kmeans(x, n, d, m, self.kmeans_iterations, self.seed)?,
+                    InducingInit::RandomSubset => inducing_subset(x, n, d, m, self.seed)?,
+                }
+            } else {
+                (0..m)
+                    .flat_map(|i| {
+                        let v = if m > 1 { -1.0 + 2.0 * i as f64 / (m - 1) as f64 } else { 0.0 };
+                        std::iter::repeat_n(v, din)
+                    })
+                    .collect()
+            };
+            let z: Vec<f64> = (0..dout).flat_map(|_| z_one.iter().copied()).collect();
+            let (ell, sf2, sn2, scale) = if first {
+                let med = if n >= 2 { median_distance(x, n, d, MEDIAN_MAX_POINTS, self.seed)? } else { 1.0 };
+                (med, y_std * y_std, (0.1 * y_std).powi(2), 1.0)
+            } else {
+                (1f64.exp(), 1.0, 0.01, 0.1)
+            };
+            let r = random_r(&mut rng, dout, m, scale);
+            let t = normals(&mut rng, dout * m, scale);
+            let hidden = l + 1 < num_layers;
+            let mean_weight = (hidden && self.mean_function == MeanFunction::Identity)
+                .then(|| (0..din * dout).map(|k| if k / dout == k % dout { 1.0 } else { 0.0 }).collect());
+            let values = LayerValues {
+                input_dim: din,
+                output_dim: dout,
+                num_inducing: m,
+                z,
+                lengthscales: vec![ell; h * din],
+                signal_variance: vec![sf2; h],
+                noise_variance: sn2,
+                r,
+                t,
+                mean_weight,
+                jitter: self.jitter,
+                noise_floor: self.noise_floor,
+            };
+            blocks.push(DeepGpBlock::gp(DeepGpLayer::from_values(&values, device)?));
+        }
+        DeepGp::new(blocks, n)
+    }
+}

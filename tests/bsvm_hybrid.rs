@@ -1,0 +1,171 @@
+//! The hybrid network (bayesian-svm.md §8 T18): a CNN trunk with a Bayesian SVM head trained end to
+//! end on synthetic images, one training step of the CIFAR-10 network on files in the CIFAR binary
+//! format, and typed errors for bad input. Runs in f32, as the hybrid examples do.
+mod common;
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::{Device, Tensor};
+use burn_gp::data::{load_cifar10, ImageSet, MiniBatches, Subset};
+use burn_gp::device::{device_with_precision, Precision};
+use burn_gp::likelihoods::Likelihood;
+use burn_gp::models::{BayesianSvmConfig, HingeNaturalGradient};
+use burn_gp::nets::{image_batch, Cifar10TrunkConfig, HybridNet, MnistTrunkConfig, Trunk};
+use burn_gp::tensors::to_vec;
+use burn_gp::Error;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use rand_distr::{Distribution, Normal};
+
+/// The f32 CPU device (this test binary's only precision).
+fn device() -> Device {
+    device_with_precision(&burn_gp::device::default_backend_name(), Some(Precision::F32)).expect("device")
+}
+
+/// `n` noisy 28×28 images; class c has a bright 4×4 square at the c-th of 10 fixed positions.
+fn squares(n: usize, seed: u64) -> ImageSet {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let noise = Normal::new(0.0, 0.1).unwrap();
+    let (mut pixels, mut labels) = (Vec::with_capacity(n * 784), Vec::with_capacity(n));
+    for i in 0..n {
+        let c = i % 10;
+        let (r0, c0) = (2 + (c / 5) * 14, 2 + (c % 5) * 5);
+        for r in 0..28 {
+            for col in 0..28 {
+                let on = (r0..r0 + 4).contains(&r) && (c0..c0 + 4).contains(&col);
+                let v: f64 = if on { 1.0 } else { 0.0 } + noise.sample(&mut rng);
+                pixels.push((v.clamp(0.0, 1.0) * 255.0).round() as u8);
+            }
+        }
+        labels.push(c as u8);
+    }
+    ImageSet::new(pixels, labels, [1, 28, 28], 10).unwrap()
+}
+
+/// A head for `trunk` with P = 64 inducing points on the untrained features of 200 images.
+fn hybrid<T: Trunk>(trunk: T, set: &ImageSet, n_train: usize, dev: &Device) -> HybridNet<T> {
+    let idx: Vec<usize> = (0..set.n.min(200)).collect();
+    let features = trunk.features(image_batch(set, &idx, dev).unwrap().images).detach();
+    let d = features.dims()[1];
+    let head = BayesianSvmConfig::head(set.num_classes)
+        .with_num_inducing(64.min(idx.len()))
+        .init_head(&to_vec(features), d, n_train, dev)
+        .unwrap();
+    HybridNet::new(trunk, head).unwrap()
+}
+
+#[test]
+fn hybrid_learns_synthetic_squares_end_to_end() {
+    // T18 with the library's hybrid recipe: Adam 5e-4 on the trunk, kernel and inducing points,
+    // natural-gradient steps (ρ = 0.02) on q(u), standardised features; B = 32, 3 epochs.
+    let dev = device().autodiff();
+    let set = squares(1000, 1);
+    let mut net = hybrid(MnistTrunkConfig::new().init(&dev), &set, set.n, &dev);
+    let mut natural = HingeNaturalGradient::new(&net.head).unwrap();
+    natural.max_step = 0.02;
+    natural.min_step = 0.02;
+    net.head.q_mu = net.head.q_mu.set_require_grad(false);
+    net.head.q_sqrt = net.head.q_sqrt.set_require_grad(false);
+    let mut optim = AdamConfig::new().init();
+    let mut batches = MiniBatches::new(set.n, 32, 0).unwrap();
+    let (mut epoch_loss, mut epoch_acc) = (Vec::new(), Vec::new());
+    for _ in 0..3 {
+        let (mut total, mut hits) = (0.0, 0usize);
+        for idx in batches.next_epoch() {
+            let b = image_batch(&set, &idx, &dev).unwrap();
+            let features = net.features(b.images);
+            let (mean, var) = net.head.predict_f(features.clone()).unwrap();
+            let means = to_vec(mean.clone().detach());
+            for (i, &label) in b.label_values.iter().enumerate() {
+                let row = &means[i * 10..(i + 1) * 10];
+                let best = (0..10).fold(0, |a, k| if row[k] > row[a] { k } else { a });
+                hits += usize::from(best == label);
+            }
+            let data = net.head.likelihood.variational_expectations(mean, var, b.targets.clone()).sum();
+            let scale = set.n as f64 / idx.len() as f64;
+            let loss = (data.mul_scalar(scale).reshape([1]) - net.head.kl_divergence()).neg().div_scalar(set.n as f64);
+            total += loss.clone().into_scalar::<f64>() * idx.len() as f64;
+            let grads = GradientsParams::from_grads(loss.backward(), &net);
+            net = optim.step(5e-4, net, grads);
+            net.head = natural.update(net.head, features.detach(), b.targets).unwrap();
+        }
+        epoch_loss.push(total / set.n as f64);
+        epoch_acc.push(hits as f64 / set.n as f64);
+    }
+    eprintln!("epoch losses {epoch_loss:?}, train-batch accuracies {epoch_acc:?}");
+    assert!(epoch_loss.windows(2).all(|w| w[1] < w[0]), "loss must fall every epoch: {epoch_loss:?}");
+    assert!(epoch_acc[2] >= 0.85, "epoch-3 train-batch accuracy {epoch_acc:?} (spec's Adam-only reference 0.22 → 0.73 → 0.92)");
+    let test = squares(300, 2);
+    let idx: Vec<usize> = (0..test.n).collect();
+    let pred = net.valid().predict(image_batch(&test, &idx, &device()).unwrap().images).unwrap();
+    let hits = pred.classes().iter().zip(test.labels_usize()).filter(|(a, b)| **a == *b).count();
+    assert!(hits as f64 / test.n as f64 >= 0.85, "held-out accuracy {}", hits as f64 / test.n as f64);
+}
+
+/// Writes `count` random CIFAR-format records (label byte + 3072 pixel bytes) per file.
+fn write_cifar_dir(root: &std::path::Path, count: usize) {
+    let dir = root.join("cifar-10-batches-bin");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut rng = StdRng::seed_from_u64(5);
+    let uniform = rand_distr::Uniform::new(0u32, 256).unwrap();
+    for (k, name) in ["data_batch_1", "data_batch_2", "data_batch_3", "data_batch_4", "data_batch_5", "test_batch"]
+        .iter()
+        .enumerate()
+    {
+        let mut bytes = Vec::with_capacity(count * 3073);
+        for i in 0..count {
+            bytes.push(((i + k) % 10) as u8);
+            bytes.extend((0..3072).map(|_| uniform.sample(&mut rng) as u8));
+        }
+        std::fs::write(dir.join(format!("{name}.bin")), bytes).unwrap();
+    }
+}
+
+#[test]
+fn cifar_network_loads_binary_files_and_takes_a_training_step() {
+    let root = std::env::temp_dir().join(format!("burn-gp-cifar-{}", std::process::id()));
+    write_cifar_dir(&root, 8);
+    let train = load_cifar10(&root, Subset::Train).unwrap();
+    let test = load_cifar10(&root, Subset::Test).unwrap();
+    assert_eq!((train.n, test.n, train.channels, train.height), (40, 8, 3, 32));
+    let dev = device().autodiff();
+    let trunk = Cifar10TrunkConfig::new().with_width(8).init(&dev);
+    let net = hybrid(trunk, &train, train.n, &dev);
+    let idx: Vec<usize> = (0..16).collect();
+    let b = image_batch(&train, &idx, &dev).unwrap();
+    let loss = net.loss(b.images.clone(), b.targets.clone()).unwrap();
+    let before = loss.clone().into_scalar::<f64>();
+    assert!(before.is_finite());
+    let grads = GradientsParams::from_grads(loss.backward(), &net);
+    let net = AdamConfig::new().init().step(1e-3, net, grads);
+    let after = net.loss(b.images, b.targets).unwrap().into_scalar::<f64>();
+    assert!(after.is_finite() && after != before, "one step should change the loss: {before} → {after}");
+    let pred = net.valid().predict(image_batch(&test, &[0, 1, 2], &device()).unwrap().images).unwrap();
+    assert_eq!((pred.n, pred.classes), (3, 10));
+    let _ = std::fs::remove_dir_all(&root);
+}
+
+#[test]
+fn bad_input_to_the_hybrid_gives_typed_errors() {
+    let dev = device();
+    let set = squares(40, 3);
+    let net = hybrid(MnistTrunkConfig::new().init(&dev), &set, set.n, &dev);
+    // Images of the wrong shape, an empty batch and a NaN pixel.
+    let wrong = Tensor::<4>::zeros([2, 1, 20, 20], &dev);
+    assert!(matches!(net.marginals(wrong), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(net.marginals(Tensor::<4>::zeros([0, 1, 28, 28], &dev)), Err(Error::Empty { .. })));
+    let mut pixels = vec![0.5f32; 2 * 784];
+    pixels[100] = f32::NAN;
+    let nan = Tensor::<4>::from_data(burn::tensor::TensorData::new(pixels, [2, 1, 28, 28]), &dev);
+    assert!(matches!(net.marginals(nan), Err(Error::NonFinite { .. })));
+    // A head whose input width differs from the trunk's features.
+    let trunk = MnistTrunkConfig::new().with_out_dim(50).init(&dev);
+    let head = BayesianSvmConfig::head(10).with_num_inducing(4).init_head(&vec![0.1; 8 * 100], 100, 40, &dev);
+    let head = head.unwrap_or_else(|_| BayesianSvmConfig::head(10).with_num_inducing(4).init_head(&(0..800).map(|v| v as f64).collect::<Vec<_>>(), 100, 40, &dev).unwrap());
+    assert!(matches!(HybridNet::new(trunk, head), Err(Error::ShapeMismatch { .. })));
+    // Fewer than two classes, and one-hot targets of the wrong width.
+    assert!(matches!(BayesianSvmConfig::head(1).init_head(&[0.0; 400], 100, 40, &dev), Err(Error::InvalidArgument { .. })));
+    let idx = [0usize, 1];
+    let b = image_batch(&set, &idx, &dev).unwrap();
+    let bad_targets = Tensor::<2>::zeros([2, 3], &dev);
+    assert!(matches!(net.loss(b.images, bad_targets), Err(Error::ShapeMismatch { .. })));
+}
