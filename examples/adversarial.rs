@@ -10,7 +10,8 @@
 //! ```
 //! The attacked loss is the head's per-image data term `−ℓ*_n` (the KL does not depend on x).
 //! With `--json` the last stdout line is
-//! `{"example":"adversarial","dataset":"mnist","eps":[…],"accuracy":[…],"vr_clean":…,"vr_adv":[…],"auc":[…],"test_size":…}`.
+//! `{"example":"adversarial","dataset":"mnist","eps":[…],"accuracy":[…],"clean_accuracy":…,"vr_clean":…,"vr_adv":[…],"auc":[…],"auc_limit":[…],"test_size":…}`
+//! (`auc`: ROC-AUC of the sampled VR; `auc_limit`: of its S → ∞ limit `1 − max_c p_c`).
 use std::path::PathBuf;
 
 use burn::module::Module;
@@ -52,7 +53,13 @@ fn blank_hybrid(m: usize, device: &Device) -> Result<HybridNet<MnistTrunk>> {
 }
 
 /// FGSM images for rows `idx` of `set`, on the evaluation device.
-fn fgsm(net: &HybridNet<MnistTrunk>, set: &ImageSet, idx: &[usize], eps: f64, devices: &common::Devices) -> Result<burn::tensor::Tensor<4>> {
+fn fgsm(
+    net: &HybridNet<MnistTrunk>,
+    set: &ImageSet,
+    idx: &[usize],
+    eps: f64,
+    devices: &common::Devices,
+) -> Result<burn::tensor::Tensor<4>> {
     let b = image_batch(set, idx, &devices.train)?;
     let images = b.images.require_grad();
     let loss = net.data_terms(images.clone(), b.targets)?.sum().neg();
@@ -62,8 +69,15 @@ fn fgsm(net: &HybridNet<MnistTrunk>, set: &ImageSet, idx: &[usize], eps: f64, de
     Ok((x + g.sign().mul_scalar(eps)).clamp(0.0, 1.0))
 }
 
+/// The variation ratio's large-sample limit `1 − max_c p_c`, with Gauss–Hermite class probabilities
+/// (continuous, so it ranks the many images whose sampled VR is exactly 0).
+fn vr_limit(pred: &burn_gp::models::ClassPredictive) -> Vec<f64> {
+    pred.gh_probabilities(32).chunks(pred.classes).map(|p| 1.0 - p.iter().cloned().fold(0.0, f64::max)).collect()
+}
+
 fn main() {
-    let args: Args = common::parse_with_defaults(&[("batch", "128"), ("epochs", "3"), ("lr", "0.001"), ("precision", "f32")]);
+    let args: Args =
+        common::parse_with_defaults(&[("batch", "128"), ("epochs", "3"), ("lr", "0.001"), ("precision", "f32")]);
     common::exit_on_error(run(&args));
 }
 
@@ -79,7 +93,8 @@ fn run(args: &Args) -> Result<()> {
             .map_err(|e| Error::invalid("model", format!("{}: {e:?}", path.display())))?,
         None => {
             let train = load_mnist(&root, MnistVariant::Digits, Subset::Train)?;
-            let train = if args.hybrid.train_size > 0 { train.subset(0..args.hybrid.train_size.min(train.n))? } else { train };
+            let train =
+                if args.hybrid.train_size > 0 { train.subset(0..args.hybrid.train_size.min(train.n))? } else { train };
             let trunk = MnistTrunkConfig::new().init(&devices.train);
             hybrid::train_hybrid(trunk, &train, &test, &args.hybrid, &args.run, &devices)?.0
         }
@@ -87,10 +102,12 @@ fn run(args: &Args) -> Result<()> {
     let valid = net.valid();
     let clean = hybrid::hybrid_predictive(&valid, &test, &devices.base)?;
     let vr_clean = clean.variation_ratio(args.hybrid.vr_samples, args.run.seed);
+    let limit_clean = vr_limit(&clean);
     let labels = test.labels_usize();
-    let acc = |classes: &[usize]| classes.iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
+    let acc =
+        |classes: &[usize]| classes.iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let mut rows = vec![("clean".to_string(), acc(&clean.classes()), mean(&vr_clean), f64::NAN)];
+    let mut rows = vec![("clean".to_string(), acc(&clean.classes()), mean(&vr_clean), f64::NAN, f64::NAN)];
     let chunk = 250;
     for &eps in &args.eps {
         let (mut means, mut vars) = (Vec::new(), Vec::new());
@@ -106,14 +123,17 @@ fn run(args: &Args) -> Result<()> {
         let scores: Vec<f64> = vr_clean.iter().chain(&vr_adv).copied().collect();
         let is_adv: Vec<bool> = (0..2 * test.n).map(|i| i >= test.n).collect();
         let auc = roc_auc(&scores, &is_adv).unwrap_or(0.5);
-        eprintln!("ε = {eps}: accuracy {:.4}, mean VR {:.4}, AUC {auc:.4}", acc(&adv.classes()), mean(&vr_adv));
-        rows.push((format!("{eps}"), acc(&adv.classes()), mean(&vr_adv), auc));
+        let limits: Vec<f64> = limit_clean.iter().chain(&vr_limit(&adv)).copied().collect();
+        let auc_limit = roc_auc(&limits, &is_adv).unwrap_or(0.5);
+        eprintln!("ε = {eps}: accuracy {:.4}, mean VR {:.4}, AUC {auc:.4} (S → ∞: {auc_limit:.4})", acc(&adv.classes()), mean(&vr_adv));
+        rows.push((format!("{eps}"), acc(&adv.classes()), mean(&vr_adv), auc, auc_limit));
     }
     println!("FGSM on the MNIST hybrid ({} test images, VR from {} samples)", test.n, args.hybrid.vr_samples);
-    println!("| ε | accuracy | mean VR | VR ROC-AUC (adv vs clean) |");
-    println!("|---|---|---|---|");
-    for (eps, a, vr, auc) in &rows {
-        println!("| {eps} | {a:.4} | {vr:.4} | {} |", if auc.is_nan() { "–".to_string() } else { format!("{auc:.4}") });
+    println!("| ε | accuracy | mean VR | VR ROC-AUC (adv vs clean) | ROC-AUC of 1 − max p (VR as S → ∞) |");
+    println!("|---|---|---|---|---|");
+    let cell = |v: f64| if v.is_nan() { "–".to_string() } else { format!("{v:.4}") };
+    for (eps, a, vr, auc, limit) in &rows {
+        println!("| {eps} | {a:.4} | {vr:.4} | {} | {} |", cell(*auc), cell(*limit));
     }
     if args.run.json {
         let adv = &rows[1..];
@@ -123,7 +143,8 @@ fn run(args: &Args) -> Result<()> {
                 "example": "adversarial", "dataset": "mnist", "eps": args.eps,
                 "accuracy": adv.iter().map(|r| r.1).collect::<Vec<_>>(), "clean_accuracy": rows[0].1,
                 "vr_clean": rows[0].2, "vr_adv": adv.iter().map(|r| r.2).collect::<Vec<_>>(),
-                "auc": adv.iter().map(|r| r.3).collect::<Vec<_>>(), "test_size": test.n,
+                "auc": adv.iter().map(|r| r.3).collect::<Vec<_>>(),
+                "auc_limit": adv.iter().map(|r| r.4).collect::<Vec<_>>(), "test_size": test.n,
             })
         );
     }

@@ -10,6 +10,7 @@
 //! cargo run --release --example bsvm_pmlb -- --sets iris,wine_recognition,glass --splits 1 --epochs 100
 //! cargo run --release --example bsvm_pmlb -- --max-rows 2000 --max-train 2000 --splits 1 --epochs 150 --json
 //! cargo run --release --example bsvm_pmlb -- --sets iris --export /tmp/exp   # input of benches/peers/gpflow_multiclass.py
+//! cargo run --release --example bsvm_pmlb -- --summarise a.jsonl,b.jsonl     # tables of earlier --json runs
 //! ```
 //!
 //! Protocol: every set in `<data>/pmlb_multiclass` (66 of the paper's 68; `--sets a,b,c` for a
@@ -26,13 +27,17 @@
 //!
 //! `--json`: stdout has one line per set × split × method,
 //! `{"set","split","method":"mc_bsvm"|"ovr_bsvm"|"svgp","accuracy","train_s","epoch_s","classes","n_train",…}`
-//! (also `n_train_full`, `nll` for the SVGP, `epoch_times_s`; `epoch_s` is the mean of epochs
-//! 2..E; a failed run has an `error` key instead of the metrics, a set that could not be loaded
+//! (also `n_train_full`, `train_cpu_s` (CPU seconds of all threads, on Linux), `nll` for the
+//! SVGP, `epoch_times_s`; `epoch_s` is the mean of epochs 2..E; a failed run has an `error` key instead of the metrics, a set that could not be loaded
 //! `"split": null`), and as its last line
-//! `{"example":"bsvm_pmlb","sets":…,"mean_rank_mc_bsvm":…,"mean_rank_ovr_bsvm":…,"mean_rank_svgp":…,"median_speedup_vs_svgp":…,"max_speedup_vs_svgp":…,"median_speedup_vs_ovr":…,"max_speedup_vs_ovr":…,"wins":{…},…}`.
+//! `{"example":"bsvm_pmlb","sets":…,"mean_rank_mc_bsvm":…,"mean_rank_ovr_bsvm":…,"mean_rank_svgp":…,"median_speedup_vs_svgp":…,"max_speedup_vs_svgp":…,"median_speedup_vs_ovr":…,"max_speedup_vs_ovr":…,"wins":{…},…}`
+//! (speed-ups: ratios of training wall seconds per set; `median_cpu_speedup_vs_svgp` etc. the same
+//! for CPU seconds, which a busy machine distorts less).
 //! `--export DIR` writes `DIR/<set>/split<k>/{x_train,x_test,y_train,y_test,z}.csv` and
 //! `meta.json` (the layout of benches/peers/README.md). `--csv FILE` writes every set × split ×
-//! method row.
+//! method row. `--summarise FILES` trains nothing and prints the tables of the `--json` lines saved
+//! by earlier runs, e.g. of chunks of sets run one after another or on several machines (the full
+//! protocol, 66 sets × 5 splits × 1000 epochs, is days of CPU; the SVGP's cost grows with C).
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -52,7 +57,6 @@ use burn_gp::{Error, Result};
 use clap::{Parser, ValueEnum};
 use serde_json::{json, Map, Value};
 
-#[allow(dead_code)] // shared by every example; this one uses part of it
 mod common;
 #[path = "common/tabular.rs"]
 mod tabular;
@@ -142,6 +146,8 @@ struct Outcome {
     accuracy: f64,
     /// Wall seconds of training.
     train_s: f64,
+    /// CPU seconds of training (user + system, all threads), where the OS reports them.
+    cpu_s: Option<f64>,
     /// Mean seconds per epoch over epochs 2..E (epoch 1 carries one-off costs), as the GPflow script.
     epoch_s: f64,
     /// Seconds of each epoch's optimisation steps (summed over the binary models for OvR).
@@ -152,12 +158,12 @@ struct Outcome {
 
 impl Outcome {
     /// An outcome with the epoch times of `histories` (summed element-wise: the OvR models).
-    fn new(accuracy: f64, train_s: f64, histories: &[History], nll: Option<f64>) -> Self {
+    fn new(accuracy: f64, time: Timing, histories: &[History], nll: Option<f64>) -> Self {
         let epochs = histories.iter().map(|h| h.records.len()).max().unwrap_or(0);
         let epoch_times: Vec<f64> =
             (0..epochs).map(|e| histories.iter().filter_map(|h| h.records.get(e)).map(|r| r.epoch_s).sum()).collect();
         let epoch_s = mean(if epoch_times.len() > 1 { &epoch_times[1..] } else { &epoch_times });
-        Self { accuracy, train_s, epoch_s, epoch_times, nll }
+        Self { accuracy, train_s: time.wall_s, cpu_s: time.cpu_s, epoch_s, epoch_times, nll }
     }
 }
 
@@ -188,6 +194,9 @@ impl Record {
             Ok(o) => {
                 obj.insert("accuracy".into(), num(o.accuracy));
                 obj.insert("train_s".into(), num(o.train_s));
+                if let Some(cpu) = o.cpu_s {
+                    obj.insert("train_cpu_s".into(), num(cpu));
+                }
                 obj.insert("epoch_s".into(), num(o.epoch_s));
                 if let Some(nll) = o.nll {
                     obj.insert("nll".into(), num(nll));
@@ -205,6 +214,9 @@ impl Record {
     }
 }
 
+/// Each selected method's outcome on one split.
+type MethodRuns = Vec<(Method, Result<Outcome>)>;
+
 /// Devices and the trainer settings of the run.
 struct Ctx<'a> {
     args: &'a Args,
@@ -213,18 +225,42 @@ struct Ctx<'a> {
     config: TrainConfig,
 }
 
+/// Wall and CPU seconds of a piece of work.
+struct Timing {
+    wall_s: f64,
+    cpu_s: Option<f64>,
+}
+
+/// CPU seconds (user + system, all threads) this process has used, from `/proc/self/stat`
+/// (Linux; `None` elsewhere). Robust to other jobs on a busy machine, unlike wall time.
+fn process_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // Fields after the command name in parentheses start at field 3; utime, stime are 14 and 15.
+    let fields: Vec<&str> = stat[stat.rfind(')')? + 1..].split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0) // USER_HZ: 100 on Linux
+}
+
+/// Runs `work`, timing it.
+fn timed<T>(work: impl FnOnce() -> Result<T>) -> Result<(T, Timing)> {
+    let (t0, c0) = (Instant::now(), process_cpu_s());
+    let out = work()?;
+    let cpu_s = c0.zip(process_cpu_s()).map(|(a, b)| b - a);
+    Ok((out, Timing { wall_s: t0.elapsed().as_secs_f64(), cpu_s }))
+}
+
 /// Trains an SVGP-family model by the shared Adam trainer on `x` and targets `y`; returns it
-/// without autodiff, its history and the training wall time.
+/// without autodiff, its history and the training time.
 fn train_adam<L: Likelihood>(
     model: Svgp<Rbf, InducingPoints, L>,
     x: &Tensor<2>,
     y: &Tensor<2>,
     config: &TrainConfig,
-) -> Result<(Svgp<Rbf, InducingPoints, L>, History, f64)> {
+) -> Result<(Svgp<Rbf, InducingPoints, L>, History, Timing)> {
     let n = x.dims()[0];
-    let t0 = Instant::now();
-    let (model, history) = fit(model, n, config, |m, idx| m.minibatch_loss(x, y, idx), |_, _| Ok(Vec::new()))?;
-    Ok((model.valid(), history, t0.elapsed().as_secs_f64()))
+    let ((model, history), time) =
+        timed(|| fit(model, n, config, |m, idx| m.minibatch_loss(x, y, idx), |_, _| Ok(Vec::new())))?;
+    Ok((model.valid(), history, time))
 }
 
 /// Trains and tests `method` on `split` from the initial `parts`.
@@ -243,22 +279,20 @@ fn run_method(
         Method::McBsvm => {
             let y = one_hot(&split.y_train, c, dev)?;
             let model = parts.model(cfg, MultiClassHinge::default(), c, n, dev)?;
-            let (model, history, train_s) = train_adam(model, &x, &y, config)?;
+            let (model, history, time) = train_adam(model, &x, &y, config)?;
             let pred = class_predictive(&split.x_test, d, &ctx.base, |xt| model.predict_f(xt))?;
             let accuracy = tabular::accuracy(&pred.classes(), &split.y_test);
-            Ok(Outcome::new(accuracy, train_s, &[history], None))
+            Ok(Outcome::new(accuracy, time, &[history], None))
         }
         Method::OvrBsvm => {
             let models = (0..c)
                 .map(|j| parts.model(&cfg.clone().with_seed(cfg.seed + j as u64), BinaryHinge::default(), 1, n, dev))
                 .collect::<Result<Vec<_>>>()?;
-            let t0 = Instant::now();
-            let (ovr, histories) = OneVsRestBsvm { models }.fit(&x, &split.y_train, config)?;
-            let train_s = t0.elapsed().as_secs_f64();
+            let ((ovr, histories), time) = timed(|| OneVsRestBsvm { models }.fit(&x, &split.y_train, config))?;
             let ovr = ovr.valid();
             let pred = class_predictive(&split.x_test, d, &ctx.base, |xt| ovr.predict_f(xt))?;
             let accuracy = tabular::accuracy(&pred.classes(), &split.y_test);
-            Ok(Outcome::new(accuracy, train_s, &histories, None))
+            Ok(Outcome::new(accuracy, time, &histories, None))
         }
         Method::Svgp => {
             let y = one_hot(&split.y_train, c, dev)?;
@@ -268,10 +302,10 @@ fn run_method(
                 RobustMax::default(),
                 dev,
             )?;
-            let (model, history, train_s) = train_adam(model, &x, &y, config)?;
+            let (model, history, time) = train_adam(model, &x, &y, config)?;
             let (probs, _) = predict_host(&split.x_test, d, &ctx.base, |xt| model.predict_y(xt))?;
             let accuracy = metrics::accuracy(&probs, c, &split.y_test)?;
-            Ok(Outcome::new(accuracy, train_s, &[history], Some(metrics::nll(&probs, c, &split.y_test)?)))
+            Ok(Outcome::new(accuracy, time, &[history], Some(metrics::nll(&probs, c, &split.y_test)?)))
         }
     }
 }
@@ -316,7 +350,7 @@ fn export(ctx: &Ctx, dir: &Path, set: &str, k: usize, split: &Split, parts: &Ini
 
 /// Runs every selected method on split `k` of `set`; `Err` when the split or the shared
 /// initialisation failed (then no method ran).
-fn run_split(ctx: &Ctx, set: &TabularSet, k: usize) -> Result<(Split, Vec<(Method, Result<Outcome>)>)> {
+fn run_split(ctx: &Ctx, set: &TabularSet, k: usize) -> Result<(Split, MethodRuns)> {
     let seed = ctx.args.run.seed + k as u64;
     let split = set.split(seed, ctx.args.selection.max_train)?;
     let p = ctx.args.m.min(split.n_train());
@@ -344,8 +378,16 @@ struct SetResult {
     classes: usize,
     n_train: usize,
     splits: usize,
-    /// Per method: (accuracy, train_s, epoch_s).
-    by_method: BTreeMap<Method, (f64, f64, f64)>,
+    /// Per method, means over those splits.
+    by_method: BTreeMap<Method, MethodMean>,
+}
+
+/// One method's means over a set's splits.
+struct MethodMean {
+    accuracy: f64,
+    train_s: f64,
+    /// NaN when some split has no CPU time.
+    cpu_s: f64,
 }
 
 /// Collects the sets every method finished on at least one split; the others are named in `failed`.
@@ -380,7 +422,9 @@ fn set_results(records: &[Record], methods: &[Method]) -> (Vec<SetResult>, Vec<S
             .map(|&m| {
                 let o = ok(m);
                 let avg = |f: &dyn Fn(&Outcome) -> f64| mean(&o.iter().map(|x| f(x)).collect::<Vec<_>>());
-                (m, (avg(&|x| x.accuracy), avg(&|x| x.train_s), avg(&|x| x.epoch_s)))
+                let cpu_s =
+                    if o.iter().all(|x| x.cpu_s.is_some()) { avg(&|x| x.cpu_s.unwrap_or(0.0)) } else { f64::NAN };
+                (m, MethodMean { accuracy: avg(&|x| x.accuracy), train_s: avg(&|x| x.train_s), cpu_s })
             })
             .collect();
         done.push(SetResult {
@@ -421,27 +465,31 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     // Ranks per set (1 = most accurate, ties averaged).
     let ranks: Vec<Vec<f64>> = sets
         .iter()
-        .map(|s| metrics::average_ranks(&methods.iter().map(|m| -s.by_method[m].0).collect::<Vec<_>>()))
+        .map(|s| metrics::average_ranks(&methods.iter().map(|m| -s.by_method[m].accuracy).collect::<Vec<_>>()))
         .collect();
     let mean_rank = |i: usize| mean(&ranks.iter().map(|r| r[i]).collect::<Vec<_>>());
 
     let mut head = vec!["set".to_string(), "C".into(), "n_train".into(), "splits".into()];
     head.extend(methods.iter().map(|m| format!("{} acc", m.label())));
     head.extend(methods.iter().map(|m| format!("{} train s", m.label())));
-    println!(
-        "\nBayesian SVMs on PMLB multi-class sets (epochs {}, batch {}, lr {}, P ≤ {}, max-train {}, backend {backend})",
-        args.run.epochs,
-        args.run.batch,
-        args.run.lr,
-        args.m,
-        args.selection.max_train
-    );
+    if args.summarise.is_empty() {
+        println!(
+            "\nBayesian SVMs on PMLB multi-class sets (epochs {}, batch {}, lr {}, P ≤ {}, max-train {}, backend {backend})",
+            args.run.epochs,
+            args.run.batch,
+            args.run.lr,
+            args.m,
+            args.selection.max_train
+        );
+    } else {
+        println!("\nBayesian SVMs on PMLB multi-class sets (summary of {} result lines)", records.len());
+    }
     println!("| {} |", head.join(" | "));
     println!("|{}", "---|".repeat(head.len()));
     for s in &sets {
         let mut row = vec![s.name.clone(), s.classes.to_string(), s.n_train.to_string(), s.splits.to_string()];
-        row.extend(methods.iter().map(|m| format!("{:.4}", s.by_method[m].0)));
-        row.extend(methods.iter().map(|m| format!("{:.2}", s.by_method[m].1)));
+        row.extend(methods.iter().map(|m| format!("{:.4}", s.by_method[m].accuracy)));
+        row.extend(methods.iter().map(|m| format!("{:.2}", s.by_method[m].train_s)));
         println!("| {} |", row.join(" | "));
     }
 
@@ -455,7 +503,7 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
         rows.push((format!("mean rank {} (paper {:.2})", m.label(), m.paper_rank()), format!("{r:.3}")));
     }
     for m in methods {
-        let acc = mean(&sets.iter().map(|s| s.by_method[m].0).collect::<Vec<_>>());
+        let acc = mean(&sets.iter().map(|s| s.by_method[m].accuracy).collect::<Vec<_>>());
         summary.insert(format!("mean_accuracy_{}", m.key()), num(acc));
         rows.push((format!("mean accuracy {}", m.label()), format!("{acc:.4}")));
     }
@@ -464,7 +512,7 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
         for &b in &methods[i + 1..] {
             let (mut w, mut t, mut l) = (0, 0, 0);
             for s in &sets {
-                let (x, y) = (s.by_method[&a].0, s.by_method[&b].0);
+                let (x, y) = (s.by_method[&a].accuracy, s.by_method[&b].accuracy);
                 if x > y {
                     w += 1;
                 } else if x < y {
@@ -480,15 +528,21 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     summary.insert("wins".into(), Value::Object(wins));
     if methods.contains(&Method::McBsvm) {
         for &other in methods.iter().filter(|&&m| m != Method::McBsvm) {
-            let ratios: Vec<f64> =
-                sets.iter().map(|s| s.by_method[&other].1 / s.by_method[&Method::McBsvm].1).collect();
-            let (med, top) = (median(&ratios), max(&ratios));
-            summary.insert(format!("median_speedup_vs_{}", other.short()), num(med));
-            summary.insert(format!("max_speedup_vs_{}", other.short()), num(top));
-            rows.push((
-                format!("MC-BSVM speed-up vs {} (train s ratio, median / max)", other.label()),
-                format!("{med:.2} / {top:.2}"),
-            ));
+            // Wall-clock ratios (the contract's keys), then CPU-time ratios ("cpu_" keys).
+            for (prefix, what, time) in [
+                ("", "train s", (|x: &MethodMean| x.train_s) as fn(&MethodMean) -> f64),
+                ("cpu_", "CPU s", |x: &MethodMean| x.cpu_s),
+            ] {
+                let ratios: Vec<f64> =
+                    sets.iter().map(|s| time(&s.by_method[&other]) / time(&s.by_method[&Method::McBsvm])).collect();
+                let (med, top) = (median(&ratios), max(&ratios));
+                summary.insert(format!("median_{prefix}speedup_vs_{}", other.short()), num(med));
+                summary.insert(format!("max_{prefix}speedup_vs_{}", other.short()), num(top));
+                rows.push((
+                    format!("MC-BSVM speed-up vs {} ({what} ratio, median / max)", other.label()),
+                    format!("{med:.2} / {top:.2}"),
+                ));
+            }
         }
     }
     rows.push(("sets failed or skipped".into(), if failed.is_empty() { "none".into() } else { failed.join(", ") }));
@@ -499,7 +553,9 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     if let Some(path) = &args.run.csv {
         write_records_csv(path, records)?;
     }
-    if args.run.json {
+    if args.run.json && !args.summarise.is_empty() {
+        summary.insert("summarised".into(), json!(args.summarise));
+    } else if args.run.json {
         let run = &args.run;
         summary.insert("splits".into(), json!(args.splits));
         summary.insert("epochs".into(), json!(run.epochs));
@@ -508,8 +564,10 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
         summary.insert("m".into(), json!(args.m));
         summary.insert("max_train".into(), json!(args.selection.max_train));
         summary.insert("max_rows".into(), json!(args.selection.max_rows));
-        summary.insert("failed".into(), json!(failed));
         summary.insert("backend".into(), json!(backend));
+    }
+    if args.run.json {
+        summary.insert("failed".into(), json!(failed));
         println!("{}", Value::Object(summary));
     }
     Ok(())
@@ -519,16 +577,17 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
 fn write_records_csv(path: &Path, records: &[Record]) -> Result<()> {
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    writeln!(f, "set,split,method,classes,n_train,accuracy,train_s,epoch_s,nll,error").map_err(io)?;
+    writeln!(f, "set,split,method,classes,n_train,accuracy,train_s,train_cpu_s,epoch_s,nll,error").map_err(io)?;
     for r in records {
         let split = r.split.map_or(String::new(), |k| k.to_string());
         let cells = match &r.outcome {
             Ok(o) => {
                 let nll = o.nll.map_or(String::new(), |x| x.to_string());
-                format!("{},{},{},{nll},", o.accuracy, o.train_s, o.epoch_s)
+                let cpu = o.cpu_s.map_or(String::new(), |x| x.to_string());
+                format!("{},{},{cpu},{},{nll},", o.accuracy, o.train_s, o.epoch_s)
             }
             // Quoted, with inner quotes doubled, so commas in messages keep the columns.
-            Err(e) => format!(",,,,\"{}\"", e.replace('"', "\"\"")),
+            Err(e) => format!(",,,,,\"{}\"", e.replace('"', "\"\"")),
         };
         writeln!(f, "{},{split},{},{},{},{cells}", r.set, r.method.key(), r.classes, r.n_train).map_err(io)?;
     }
@@ -552,6 +611,7 @@ fn read_records(paths: &[PathBuf]) -> Result<Vec<Record>> {
                 None => Ok(Outcome {
                     accuracy: number("accuracy"),
                     train_s: number("train_s"),
+                    cpu_s: v["train_cpu_s"].as_f64(),
                     epoch_s: number("epoch_s"),
                     epoch_times: Vec::new(),
                     nll: v["nll"].as_f64(),
@@ -577,7 +637,7 @@ fn run(args: Args) -> Result<()> {
     if !args.summarise.is_empty() {
         let records = read_records(&args.summarise)?;
         eprintln!("bsvm_pmlb: {} result lines read from {} file(s)", records.len(), args.summarise.len());
-        return report(&args, &records, "as recorded");
+        return report(&args, &records, "");
     }
     let common::Devices { backend, base, train } = args.run.devices()?;
     let root = data_root(args.run.data.as_deref())?;

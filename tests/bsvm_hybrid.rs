@@ -93,7 +93,10 @@ fn hybrid_learns_synthetic_squares_end_to_end() {
     }
     eprintln!("epoch losses {epoch_loss:?}, train-batch accuracies {epoch_acc:?}");
     assert!(epoch_loss.windows(2).all(|w| w[1] < w[0]), "loss must fall every epoch: {epoch_loss:?}");
-    assert!(epoch_acc[2] >= 0.85, "epoch-3 train-batch accuracy {epoch_acc:?} (spec's Adam-only reference 0.22 → 0.73 → 0.92)");
+    assert!(
+        epoch_acc[2] >= 0.85,
+        "epoch-3 train-batch accuracy {epoch_acc:?} (spec's Adam-only reference 0.22 → 0.73 → 0.92)"
+    );
     let test = squares(300, 2);
     let idx: Vec<usize> = (0..test.n).collect();
     let pred = net.valid().predict(image_batch(&test, &idx, &device()).unwrap().images).unwrap();
@@ -160,10 +163,18 @@ fn bad_input_to_the_hybrid_gives_typed_errors() {
     // A head whose input width differs from the trunk's features.
     let trunk = MnistTrunkConfig::new().with_out_dim(50).init(&dev);
     let head = BayesianSvmConfig::head(10).with_num_inducing(4).init_head(&vec![0.1; 8 * 100], 100, 40, &dev);
-    let head = head.unwrap_or_else(|_| BayesianSvmConfig::head(10).with_num_inducing(4).init_head(&(0..800).map(|v| v as f64).collect::<Vec<_>>(), 100, 40, &dev).unwrap());
+    let head = head.unwrap_or_else(|_| {
+        BayesianSvmConfig::head(10)
+            .with_num_inducing(4)
+            .init_head(&(0..800).map(|v| v as f64).collect::<Vec<_>>(), 100, 40, &dev)
+            .unwrap()
+    });
     assert!(matches!(HybridNet::new(trunk, head), Err(Error::ShapeMismatch { .. })));
     // Fewer than two classes, and one-hot targets of the wrong width.
-    assert!(matches!(BayesianSvmConfig::head(1).init_head(&[0.0; 400], 100, 40, &dev), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        BayesianSvmConfig::head(1).init_head(&[0.0; 400], 100, 40, &dev),
+        Err(Error::InvalidArgument { .. })
+    ));
     let idx = [0usize, 1];
     let b = image_batch(&set, &idx, &dev).unwrap();
     let bad_targets = Tensor::<2>::zeros([2, 3], &dev);

@@ -237,7 +237,10 @@ fn bad_input_gives_typed_errors() {
     assert!(matches!(cfg.init(&x, &[0, 1, 3], 2, &dev), Err(Error::LabelOutOfRange { label: 3, .. })));
     assert!(matches!(BayesianSvmConfig::tabular(1).init(&x, &[0, 0, 0], 2, &dev), Err(Error::InvalidArgument { .. })));
     assert!(matches!(cfg.init(&x, &[], 2, &dev), Err(Error::Empty { .. })));
-    assert!(matches!(cfg.init(&[0.0, f64::NAN, 1.0, 2.0, 3.0, 4.0], &[0, 1, 2], 2, &dev), Err(Error::NonFinite { .. })));
+    assert!(matches!(
+        cfg.init(&[0.0, f64::NAN, 1.0, 2.0, 3.0, 4.0], &[0, 1, 2], 2, &dev),
+        Err(Error::NonFinite { .. })
+    ));
     assert!(matches!(cfg.with_num_inducing(5).init(&x, &[0, 1, 2], 2, &dev), Err(Error::InvalidArgument { .. })));
     let model = BayesianSvmConfig::tabular(3).with_num_inducing(2).init(&x, &[0, 1, 2], 2, &dev).unwrap();
     let wrong_width = t2(vec![0.0; 9], 3, 3, &dev);

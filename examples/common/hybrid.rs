@@ -61,7 +61,8 @@ pub fn main(example: &str, data: ImageData) {
         let root = data_root(args.run.data.as_deref())?;
         match data {
             ImageData::Mnist | ImageData::Fashion => {
-                let variant = if matches!(data, ImageData::Mnist) { MnistVariant::Digits } else { MnistVariant::Fashion };
+                let variant =
+                    if matches!(data, ImageData::Mnist) { MnistVariant::Digits } else { MnistVariant::Fashion };
                 let sets = (load_mnist(&root, variant, Subset::Train)?, load_mnist(&root, variant, Subset::Test)?);
                 run(example, data.name(), sets, |d| MnistTrunkConfig::new().init(d), &args.hybrid, &args.run)
             }
@@ -148,7 +149,11 @@ fn score(probs: &[f64], set: &ImageSet) -> Result<(f64, f64, f64)> {
     let labels = set.labels_usize();
     let k = set.num_classes;
     let clipped: Vec<f64> = probs.iter().map(|p| p.max(1e-12)).collect();
-    Ok((metrics::accuracy(probs, k, &labels)?, metrics::nll(&clipped, k, &labels)?, metrics::ece(probs, k, &labels, 15)?))
+    Ok((
+        metrics::accuracy(probs, k, &labels)?,
+        metrics::nll(&clipped, k, &labels)?,
+        metrics::ece(probs, k, &labels, 15)?,
+    ))
 }
 
 /// Hybrid scores: the decision is the SVM's `argmax f̄`, probabilities by Gauss–Hermite.
@@ -187,10 +192,12 @@ pub fn train_hybrid<T: Trunk>(
     devices: &Devices,
 ) -> Result<(HybridNet<T>, History)> {
     let (features, d) = feature_sample(&trunk, train, 1000.min(train.n), &devices.train)?;
-    let head = BayesianSvmConfig::head(train.num_classes)
-        .with_num_inducing(opts.m)
-        .with_seed(run.seed)
-        .init_head(&features, d, train.n, &devices.train)?;
+    let head = BayesianSvmConfig::head(train.num_classes).with_num_inducing(opts.m).with_seed(run.seed).init_head(
+        &features,
+        d,
+        train.n,
+        &devices.train,
+    )?;
     let net = HybridNet::new(trunk, head)?;
     let config = run.train_config();
     let base = devices.base.clone();
@@ -290,7 +297,10 @@ pub fn run<T: Trunk>(
     h.epoch_s = history.mean_epoch_s();
     eprintln!("hybrid trained and evaluated in {:.1}s", t0.elapsed().as_secs_f64());
     if let Some(path) = &opts.save {
-        hybrid.clone().save_file(path).map_err(|e| burn_gp::Error::invalid("save", format!("{}: {e:?}", path.display())))?;
+        hybrid
+            .clone()
+            .save_file(path)
+            .map_err(|e| burn_gp::Error::invalid("save", format!("{}: {e:?}", path.display())))?;
     }
     let soft = if opts.no_softmax {
         None

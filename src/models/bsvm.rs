@@ -76,8 +76,7 @@ impl<K: Kernel> OneVsRestBsvm<K> {
         for (class, model) in self.models.into_iter().enumerate() {
             let y: Vec<f64> = (0..n).map(|i| targets[i * c + class]).collect();
             let y = matrix(y, n, 1, &device)?;
-            let (model, history) =
-                fit(model, n, config, |m, idx| m.minibatch_loss(x, &y, idx), |_, _| Ok(Vec::new()))?;
+            let (model, history) = fit(model, n, config, |m, idx| m.minibatch_loss(x, &y, idx), |_, _| Ok(Vec::new()))?;
             models.push(model);
             histories.push(history);
         }

@@ -66,7 +66,13 @@ impl BayesianSvmConfig {
 
     /// ARD RBF kernel (σ² = 1, every lengthscale the median pairwise distance) and inducing points
     /// placed on the rows of `x` `[n, d]`.
-    pub fn kernel_and_inducing(&self, x: &[f64], n: usize, d: usize, device: &Device) -> GpResult<(Rbf, InducingPoints)> {
+    pub fn kernel_and_inducing(
+        &self,
+        x: &[f64],
+        n: usize,
+        d: usize,
+        device: &Device,
+    ) -> GpResult<(Rbf, InducingPoints)> {
         if d == 0 || x.len() != n * d {
             return Err(Error::shape("BayesianSvmConfig inputs", [n, d], [x.len()]));
         }
@@ -102,7 +108,13 @@ impl BayesianSvmConfig {
 
     /// A multi-class Bayesian SVM head for `num_data` training points, with inducing points placed
     /// on a sample of features `[s, d]` of the (untrained) network.
-    pub fn init_head(&self, features: &[f64], d: usize, num_data: usize, device: &Device) -> GpResult<BayesianSvmHead<Rbf>> {
+    pub fn init_head(
+        &self,
+        features: &[f64],
+        d: usize,
+        num_data: usize,
+        device: &Device,
+    ) -> GpResult<BayesianSvmHead<Rbf>> {
         if self.num_classes < 2 {
             return Err(Error::invalid("num_classes", format!("need at least 2 classes, got {}", self.num_classes)));
         }
@@ -113,7 +125,13 @@ impl BayesianSvmConfig {
 
     /// C binary Bayesian SVMs, one per class against the rest, each with its own kernel and inducing
     /// points (placed with seed `seed + c`).
-    pub fn init_one_vs_rest(&self, x: &[f64], labels: &[usize], d: usize, device: &Device) -> GpResult<OneVsRestBsvm<Rbf>> {
+    pub fn init_one_vs_rest(
+        &self,
+        x: &[f64],
+        labels: &[usize],
+        d: usize,
+        device: &Device,
+    ) -> GpResult<OneVsRestBsvm<Rbf>> {
         let n = check_labels(labels, self.num_classes)?;
         let models = (0..self.num_classes)
             .map(|c| {
@@ -125,4 +143,3 @@ impl BayesianSvmConfig {
         Ok(OneVsRestBsvm { models })
     }
 }
-

@@ -51,7 +51,12 @@ impl HingeNaturalGradient {
 
     /// One update of `q(u)` from a minibatch of features `[B, D]` with one-hot targets `[B, C]`;
     /// returns the model with `q_mu`, `q_sqrt` replaced (their parameter ids kept, gradients off).
-    pub fn update<K: Kernel>(&mut self, mut model: BayesianSvm<K>, x: Tensor<2>, y: Tensor<2>) -> Result<BayesianSvm<K>> {
+    pub fn update<K: Kernel>(
+        &mut self,
+        mut model: BayesianSvm<K>,
+        x: Tensor<2>,
+        y: Tensor<2>,
+    ) -> Result<BayesianSvm<K>> {
         let b = check_inputs("HingeNaturalGradient::update", &x, model.kernel.input_dim())?;
         let c = model.num_latent();
         check_targets("HingeNaturalGradient::update", &y, b, c)?;

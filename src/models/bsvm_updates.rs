@@ -47,7 +47,10 @@ impl<K: Kernel> BayesianSvm<K> {
         let n = check_inputs("BayesianSvm::update_class", &x, self.kernel.input_dim())?;
         check_targets("BayesianSvm::update_class", &y, n, self.num_latent())?;
         if j >= self.num_latent() || t.dims() != [n, 1] {
-            return Err(Error::invalid("update_class", format!("class {j} of {}, t {:?}", self.num_latent(), t.dims())));
+            return Err(Error::invalid(
+                "update_class",
+                format!("class {j} of {}, t {:?}", self.num_latent(), t.dims()),
+            ));
         }
         let a = self.whitened_projection(x.clone())?;
         self.update_class_with(&a, x, y, t, j)
@@ -59,7 +62,14 @@ impl<K: Kernel> BayesianSvm<K> {
         solve_triangular(luu, self.inducing.kuf(&self.kernel, x).detach(), Triangle::Lower, false)
     }
 
-    fn update_class_with(mut self, a: &Tensor<2>, x: Tensor<2>, y: Tensor<2>, t: Tensor<2, Int>, j: usize) -> Result<Self> {
+    fn update_class_with(
+        mut self,
+        a: &Tensor<2>,
+        x: Tensor<2>,
+        y: Tensor<2>,
+        t: Tensor<2, Int>,
+        j: usize,
+    ) -> Result<Self> {
         let [p, n] = a.dims();
         let c = self.num_latent();
         let device = a.device();
@@ -76,8 +86,7 @@ impl<K: Kernel> BayesianSvm<K> {
         let w = omega.clone() * (y_j.clone() + t_j.clone());
         let coef = y_j * (omega.clone() * f_t.add_scalar(1.0)).add_scalar(1.0)
             - t_j * (omega * f_y.neg().add_scalar(1.0)).add_scalar(1.0);
-        let precision =
-            Tensor::<2>::eye(p, &device) + (a.clone() * w.transpose()).matmul(a.clone().transpose());
+        let precision = Tensor::<2>::eye(p, &device) + (a.clone() * w.transpose()).matmul(a.clone().transpose());
         let l = cholesky(precision)?;
         let m_j = cholesky_solve(l.clone(), a.clone().matmul(coef))?; // [P, 1]
         let l_inv = tri_inverse(l);

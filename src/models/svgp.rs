@@ -16,8 +16,8 @@ use crate::error::{Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
 use crate::likelihoods::{Gaussian, Likelihood};
-use crate::tensors::matrix;
 use crate::linalg::{cholesky, matmul, matmul_transposed, row_sums, solve_triangular, tri_inverse, Triangle};
+use crate::tensors::matrix;
 
 /// A sparse variational GP `f ~ GP(0, k)` with inducing variables `I` and likelihood `L`.
 #[derive(Module, Debug)]
@@ -64,7 +64,8 @@ impl SvgpConfig {
         }
         let q_mu = if self.q_mu_init_std > 0.0 {
             let mut rng = StdRng::seed_from_u64(self.seed);
-            let normal = Normal::new(0.0, self.q_mu_init_std).map_err(|e| Error::invalid("q_mu_init_std", e.to_string()))?;
+            let normal =
+                Normal::new(0.0, self.q_mu_init_std).map_err(|e| Error::invalid("q_mu_init_std", e.to_string()))?;
             let values: Vec<f64> = (0..p * m).map(|_| normal.sample(&mut rng)).collect();
             matrix(values, p, m, device)?
         } else {

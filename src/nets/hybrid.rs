@@ -68,7 +68,8 @@ pub(crate) fn check_images<T: Trunk>(trunk: &T, images: &Tensor<4>) -> Result<()
     if [c, h, w] != want {
         return Err(Error::shape("image batch [B, C, H, W]", [b, want[0], want[1], want[2]], [b, c, h, w]));
     }
-    let bad = images.clone().is_nan().any().into_scalar::<bool>() || images.clone().is_inf().any().into_scalar::<bool>();
+    let bad =
+        images.clone().is_nan().any().into_scalar::<bool>() || images.clone().is_inf().any().into_scalar::<bool>();
     if bad {
         return Err(Error::NonFinite { context: "image batch (NaN or infinite pixel)".into(), index: 0 });
     }

@@ -2,14 +2,14 @@
 //!
 //! A [`Trunk`] maps an image batch `[B, C, H, W]` to features `[B, D]`; a Bayesian SVM head
 //! ([`crate::models::BayesianSvmHead`]) or a softmax layer sits on top ([`HybridNet`], [`SoftmaxNet`]).
-mod cifar_trunk;
 mod batch;
+mod cifar_trunk;
 mod hybrid;
 mod mnist_trunk;
 mod softmax_net;
 
-pub use cifar_trunk::{Cifar10Trunk, Cifar10TrunkConfig};
 pub use batch::{image_batch, ImageBatch};
+pub use cifar_trunk::{Cifar10Trunk, Cifar10TrunkConfig};
 pub use hybrid::HybridNet;
 pub use mnist_trunk::{MnistTrunk, MnistTrunkConfig};
 pub use softmax_net::SoftmaxNet;
