@@ -125,7 +125,11 @@ fn run(args: &Args) -> Result<()> {
         let auc = roc_auc(&scores, &is_adv).unwrap_or(0.5);
         let limits: Vec<f64> = limit_clean.iter().chain(&vr_limit(&adv)).copied().collect();
         let auc_limit = roc_auc(&limits, &is_adv).unwrap_or(0.5);
-        eprintln!("ε = {eps}: accuracy {:.4}, mean VR {:.4}, AUC {auc:.4} (S → ∞: {auc_limit:.4})", acc(&adv.classes()), mean(&vr_adv));
+        eprintln!(
+            "ε = {eps}: accuracy {:.4}, mean VR {:.4}, AUC {auc:.4} (S → ∞: {auc_limit:.4})",
+            acc(&adv.classes()),
+            mean(&vr_adv)
+        );
         rows.push((format!("{eps}"), acc(&adv.classes()), mean(&vr_adv), auc, auc_limit));
     }
     println!("FGSM on the MNIST hybrid ({} test images, VR from {} samples)", test.n, args.hybrid.vr_samples);

@@ -64,58 +64,18 @@ mkdir -p "$OUT"
 rm -f "$OUT"/*.status "$OUT"/*.out "$OUT"/*.err "$OUT"/*.load
 selected() { case ",$ONLY," in *",$1,"*) return 0 ;; *) return 1 ;; esac; }
 log() { echo "[peers] $*" >&2; }
+# shellcheck source=common.sh
+source "$HERE/common.sh"
 
 ARGS=(--dataset "$DATASET" --split "$SPLIT" --m "$M" --batch "$BATCH" --epochs "$EPOCHS" --lr "$LR")
 
 # ---------------------------------------------------------------- peer venv
 venv_ok=0
 if selected gpflow || selected gpytorch; then
-  want=$(sha256sum "$REQ" | cut -d' ' -f1)
-  stamp=$VENV/.peers-requirements.sha256
-  if [ -x "$VENV/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$want" ]; then
-    venv_ok=1
-  elif [ "$INSTALL" = 0 ]; then
-    log "venv $VENV missing or out of date and --no-install given"
-  else
-    log "installing peers into $VENV (about 3.4 GB of wheels, mostly torch's CUDA libraries; see README)"
-    t0=$(date +%s)
-    if timeout "$INSTALL_TIMEOUT" bash -c '
-        set -e
-        [ -x "$1/bin/python" ] || python3 -m venv "$1"
-        "$1/bin/python" -m pip install -q --upgrade pip
-        "$1/bin/python" -m pip install -r "$2"
-      ' _ "$VENV" "$REQ" > "$OUT/install.log" 2>&1; then
-      echo "$want" > "$stamp"
-      venv_ok=1
-      log "installed in $(( $(date +%s) - t0 )) s"
-    else
-      log "peer install failed (rc $?), see $OUT/install.log"; tail -5 "$OUT/install.log" >&2
-    fi
-  fi
+  ensure_venv
 fi
 
 # --------------------------------------------------------------------- runs
-busy_cores() {  # cores kept busy by other processes over one second (from /proc/stat)
-  local a b
-  read -r -a a < <(grep '^cpu ' /proc/stat); sleep 1; read -r -a b < <(grep '^cpu ' /proc/stat)
-  awk -v n="$(nproc)" -v a="${a[*]}" -v b="${b[*]}" 'BEGIN {
-    split(a, x, " "); split(b, y, " "); tot = 0
-    for (i = 2; i <= 9; i++) tot += y[i] - x[i]
-    idle = (y[5] - x[5]) + (y[6] - x[6])
-    printf "%.2f\n", (tot > 0 ? n * (tot - idle) / tot : 0) }'
-}
-
-run_one() {  # name timeout cmd...
-  local name=$1 limit=$2; shift 2
-  log "running $name: $*"
-  busy_cores > "$OUT/$name.load"   # shown in the table: a busy machine skews timings
-  timeout "$limit" "$@" > "$OUT/$name.out" 2> "$OUT/$name.err"
-  local rc=$?
-  if [ $rc -eq 0 ]; then echo ok > "$OUT/$name.status"
-  elif [ $rc -eq 124 ]; then echo "failed: timed out after ${limit}s" > "$OUT/$name.status"
-  else echo "failed: exit $rc" > "$OUT/$name.status"; fi
-  [ $rc -eq 0 ] || { log "$name failed (rc $rc); last lines of $OUT/$name.err:"; tail -5 "$OUT/$name.err" >&2; }
-}
 
 if selected ours; then
   log "building svgp_uci (release)"
