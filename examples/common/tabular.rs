@@ -5,7 +5,6 @@ use std::path::Path;
 
 use burn::tensor::{Device, Tensor};
 use burn_gp::data::{load_pmlb_classification, require_dir, stratified_split, ClassTable, Standardiser};
-use burn_gp::device::{precision, Precision};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::Likelihood;
@@ -256,11 +255,7 @@ impl InitParts {
     pub fn place(cfg: &BayesianSvmConfig, x: &[f64], d: usize, device: &Device) -> Result<Self> {
         let n = x.len() / d.max(1);
         let (kernel, inducing) = cfg.kernel_and_inducing(x, n, d, device)?;
-        // `BayesianSvmConfig`'s own rule (1e-6 in f64, 1e-4 in f32) when it names no jitter.
-        let jitter = cfg.jitter.unwrap_or(match precision(device) {
-            Precision::F64 => 1e-6,
-            Precision::F32 => 1e-4,
-        });
+        let jitter = cfg.jitter_for(device);
         let z = inducing.z();
         let [p, d] = z.dims();
         Ok(Self {

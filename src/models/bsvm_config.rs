@@ -57,7 +57,9 @@ impl BayesianSvmConfig {
         Self::new(num_classes).with_q_sqrt_init(0.1)
     }
 
-    fn jitter_for(&self, device: &Device) -> f64 {
+    /// The jitter on `K_ZZ` this configuration uses on `device` (`jitter`, else 1e-6 in f64 and
+    /// 1e-4 in f32).
+    pub fn jitter_for(&self, device: &Device) -> f64 {
         self.jitter.unwrap_or(match precision(device) {
             Precision::F64 => 1e-6,
             Precision::F32 => 1e-4,
