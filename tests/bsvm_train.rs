@@ -46,8 +46,7 @@ fn toy_model(x: &[f64], n: usize, dev: &Device) -> BayesianSvm {
 }
 
 fn accuracy(model: &BayesianSvm, x: &[f64], y: &[usize], dev: &Device) -> f64 {
-    let (m, v) = model.predict_f(t2(x.to_vec(), y.len(), 2, dev)).unwrap();
-    let pred = ClassPredictive::from_tensors(m, v).unwrap().classes();
+    let pred = model.predict(t2(x.to_vec(), y.len(), 2, dev)).unwrap().classes();
     pred.iter().zip(y).filter(|(a, b)| a == b).count() as f64 / y.len() as f64
 }
 

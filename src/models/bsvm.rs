@@ -9,7 +9,7 @@
 use burn::module::Module;
 use burn::tensor::Tensor;
 
-use super::Svgp;
+use super::{ClassPredictive, Svgp};
 use crate::error::{Error, Result};
 use crate::inducing::InducingPoints;
 use crate::kernels::{Kernel, Rbf};
@@ -25,6 +25,16 @@ pub type BayesianSvmHead<K = Rbf> = BayesianSvm<K>;
 
 /// Binary Bayesian SVM (one GP, hinge pseudo-likelihood, targets 0/1).
 pub type BinaryBsvm<K = Rbf> = Svgp<K, InducingPoints, BinaryHinge>;
+
+impl<K: Kernel> BayesianSvm<K> {
+    /// Predictive class marginals at `x` `[n, d]` on the host: the decision (`classes`), per-class
+    /// means and variances, Gauss–Hermite or Monte Carlo class probabilities, variation ratio and
+    /// entropies (see [`ClassPredictive`]).
+    pub fn predict(&self, x: Tensor<2>) -> Result<ClassPredictive> {
+        let (mean, var) = self.predict_f(x)?;
+        ClassPredictive::from_tensors(mean, var)
+    }
+}
 
 /// Checks `2 ≤ C` and every label `< C`; returns the number of labels.
 pub fn check_labels(labels: &[usize], num_classes: usize) -> Result<usize> {
@@ -62,6 +72,11 @@ impl<K: Kernel> OneVsRestBsvm<K> {
             vars.push(v);
         }
         Ok((Tensor::cat(means, 1), Tensor::cat(vars, 1)))
+    }
+    /// Predictive class marginals at `x` on the host (decision `argmax_c` of the C decision functions).
+    pub fn predict(&self, x: Tensor<2>) -> Result<ClassPredictive> {
+        let (mean, var) = self.predict_f(x)?;
+        ClassPredictive::from_tensors(mean, var)
     }
     /// Trains the C binary models one after another on `x` `[n, d]` with class `labels`, each by
     /// [`fit`] with `config` (so the cost is C times one binary model's). `x` must be on the
