@@ -225,10 +225,9 @@ pub fn train_hybrid<T: Trunk>(
     let last = RefCell::new(None);
     let loss = |m: &HybridNet<T>, idx: &[usize]| {
         let b = image_batch(train, idx, &dev)?;
-        let features = m.features(b.images.clone());
-        *last.borrow_mut() = Some((features.clone().detach(), b.targets.clone()));
-        let elbo = m.head.elbo(features, b.targets)?;
-        Ok(elbo.neg().div_scalar(m.head.num_data as f64))
+        let (loss, features) = m.loss_with_features(b.images, b.targets.clone())?;
+        *last.borrow_mut() = Some((features.detach(), b.targets));
+        Ok(loss)
     };
     let update = |mut m: HybridNet<T>, _idx: &[usize]| {
         if let Some((features, targets)) = last.borrow_mut().take() {

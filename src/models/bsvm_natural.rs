@@ -10,12 +10,12 @@ use burn::module::Param;
 use burn::tensor::Tensor;
 
 use super::bsvm::BayesianSvm;
+use super::bsvm_updates::class_weights;
 use super::checks::{check_inputs, check_targets};
 use crate::error::{Error, Result};
-use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
 use crate::likelihoods::MultiClassHinge;
-use crate::linalg::{cholesky, solve_triangular, tri_inverse, Triangle};
+use crate::linalg::{cholesky, tri_inverse};
 
 /// The natural parameters of `q(u)` and the step-size schedule `ρ_τ = clamp((τ + 1)^{−κ}, ρ_min, ρ_max)`.
 #[derive(Clone, Debug)]
@@ -64,19 +64,10 @@ impl HingeNaturalGradient {
         let p = model.num_inducing();
         let device = x.device();
         let scale = model.num_data as f64 / b as f64;
-        let luu = model.prior_factor()?.detach();
-        let a = solve_triangular(luu, model.inducing.kuf(&model.kernel, x.clone()).detach(), Triangle::Lower, false)?;
+        let a = model.whitened_projection(x.clone())?;
         let (mean, var) = model.predict_f(x)?;
-        let (mean, var) = (mean.detach(), var.detach());
         let t = MultiClassHinge::competitors(mean.clone(), y.clone());
-        let t_hot: Tensor<2> = t.clone().reshape([b]).one_hot::<2>(c).float();
-        let f_t = mean.clone().gather(1, t.clone());
-        let f_y = (mean * y.clone()).sum_dim(1);
-        let s = var.clone().gather(1, t) + (var * y.clone()).sum_dim(1);
-        let omega = ((f_t.clone() - f_y.clone()).add_scalar(1.0).powi_scalar(2) + s).clamp_min(1e-12).sqrt().recip();
-        let w = (y.clone() + t_hot.clone()) * omega.clone(); // [B, C]
-        let coef = y * (omega.clone() * f_t.add_scalar(1.0)).add_scalar(1.0)
-            - t_hot * (omega * f_y.neg().add_scalar(1.0)).add_scalar(1.0); // [B, C]
+        let (w, coef) = class_weights(mean, var, y, t); // [B, C] each
         let weighted = a.clone().unsqueeze::<3>() * w.transpose().reshape([c, 1, b]); // [C, P, B]
         let eye = Tensor::<2>::eye(p, &device).unsqueeze::<3>();
         let precision_hat = weighted.matmul(a.clone().transpose().unsqueeze::<3>()).mul_scalar(scale) + eye;

@@ -61,7 +61,7 @@ impl<K: Kernel> BayesianSvm<K> {
     }
 
     /// `A = L⁻¹ K_ZX` `[P, n]` (no gradient).
-    fn whitened_projection(&self, x: Tensor<2>) -> Result<Tensor<2>> {
+    pub(crate) fn whitened_projection(&self, x: Tensor<2>) -> Result<Tensor<2>> {
         let luu = self.prior_factor()?.detach();
         solve_triangular(luu, self.inducing.kuf(&self.kernel, x).detach(), Triangle::Lower, false)
     }
@@ -74,22 +74,11 @@ impl<K: Kernel> BayesianSvm<K> {
         t: Tensor<2, Int>,
         j: usize,
     ) -> Result<Self> {
-        let [p, n] = a.dims();
-        let c = self.num_latent();
+        let p = a.dims()[0];
         let device = a.device();
         let (mean, var) = self.predict_f(x)?;
-        let (mean, var) = (mean.detach(), var.detach());
-        let t_j = t.clone().reshape([n]).one_hot::<2>(c).float().narrow(1, j, 1);
-        let f_t = mean.clone().gather(1, t.clone());
-        let s_t = var.clone().gather(1, t);
-        let f_y = (mean * y.clone()).sum_dim(1);
-        let s_y = (var * y.clone()).sum_dim(1);
-        let b = (f_t.clone() - f_y.clone()).add_scalar(1.0);
-        let omega = (b.powi_scalar(2) + s_t + s_y).clamp_min(1e-12).sqrt().recip(); // [n, 1]
-        let y_j = y.narrow(1, j, 1);
-        let w = omega.clone() * (y_j.clone() + t_j.clone());
-        let coef = y_j * (omega.clone() * f_t.add_scalar(1.0)).add_scalar(1.0)
-            - t_j * (omega * f_y.neg().add_scalar(1.0)).add_scalar(1.0);
+        let (w, coef) = class_weights(mean, var, y, t);
+        let (w, coef) = (w.narrow(1, j, 1), coef.narrow(1, j, 1));
         let precision = Tensor::<2>::eye(p, &device) + (a.clone() * w.transpose()).matmul(a.clone().transpose());
         let l = cholesky(precision)?;
         let m_j = cholesky_solve(l.clone(), a.clone().matmul(coef))?; // [P, 1]
@@ -101,4 +90,27 @@ impl<K: Kernel> BayesianSvm<K> {
         self.q_sqrt = Param::initialized(self.q_sqrt.id, q_sqrt);
         Ok(self)
     }
+}
+
+/// The data weights of the natural parameters for every class, from the current marginals `[n, C]`,
+/// one-hot targets `y` and competitors `t` `[n, 1]` (no gradient): `w_nj = ω_n 1[j ∈ {y_n, t_n}]`
+/// (the precision `Λ_j = I + Σ_n w_nj a_n a_nᵀ`) and `coef_nj = 1[y_n = j](1 + ω_n(1 + f̄_{n,t_n}))
+/// − 1[t_n = j](1 + ω_n(1 − f̄_{n,y_n}))` (the shift `h_j = Σ_n coef_nj a_n`), with `ω_n = α̂_n^{−1/2}`.
+pub(crate) fn class_weights(
+    mean: Tensor<2>,
+    var: Tensor<2>,
+    y: Tensor<2>,
+    t: Tensor<2, Int>,
+) -> (Tensor<2>, Tensor<2>) {
+    let [n, c] = mean.dims();
+    let (mean, var, y) = (mean.detach(), var.detach(), y.detach());
+    let t_hot: Tensor<2> = t.clone().reshape([n]).one_hot::<2>(c).float();
+    let f_t = mean.clone().gather(1, t.clone());
+    let f_y = (mean * y.clone()).sum_dim(1);
+    let s = var.clone().gather(1, t) + (var * y.clone()).sum_dim(1);
+    let omega = ((f_t.clone() - f_y.clone()).add_scalar(1.0).powi_scalar(2) + s).clamp_min(1e-12).sqrt().recip();
+    let w = (y.clone() + t_hot.clone()) * omega.clone();
+    let coef = y * (omega.clone() * f_t.add_scalar(1.0)).add_scalar(1.0)
+        - t_hot * (omega * f_y.neg().add_scalar(1.0)).add_scalar(1.0);
+    (w, coef)
 }

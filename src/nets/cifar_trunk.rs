@@ -7,7 +7,7 @@ use burn::nn::{Linear, LinearConfig, Relu};
 use burn::tensor::{Device, Tensor};
 
 use super::mnist_trunk::he_init;
-use super::{standardize_rows, Trunk};
+use super::{dense_tail, Trunk};
 
 /// Settings of [`Cifar10Trunk`]; the defaults are the paper's layer widths (spec §3.3).
 #[derive(Config, Debug)]
@@ -71,13 +71,6 @@ impl Trunk for Cifar10Trunk {
         let x = self.pool.forward(x);
         let x = self.activation.forward(self.conv3.forward(x));
         let x = self.pool.forward(x);
-        let x: Tensor<2> = x.flatten(1, 3);
-        let x = self.activation.forward(self.fc1.forward(x));
-        let h = self.fc2.forward(x);
-        if self.normalize {
-            standardize_rows(h)
-        } else {
-            h
-        }
+        dense_tail(x, &self.fc1, &self.fc2, self.normalize)
     }
 }

@@ -41,9 +41,15 @@ impl<T: Trunk, K: Kernel> HybridNet<T, K> {
     }
     /// `−ELBO / N` on a minibatch with one-hot targets `[B, C]`: the training loss.
     pub fn loss(&self, images: Tensor<4>, targets: Tensor<2>) -> Result<Tensor<1>> {
+        Ok(self.loss_with_features(images, targets)?.0)
+    }
+    /// [`loss`](Self::loss) and the features `[B, D]` it was computed from (e.g. for a
+    /// natural-gradient update of the head after the optimiser step).
+    pub fn loss_with_features(&self, images: Tensor<4>, targets: Tensor<2>) -> Result<(Tensor<1>, Tensor<2>)> {
         self.check_images(&images)?;
-        let elbo = self.head.elbo(self.features(images), targets)?;
-        Ok(elbo.neg().div_scalar(self.head.num_data as f64))
+        let features = self.features(images);
+        let elbo = self.head.elbo(features.clone(), targets)?;
+        Ok((elbo.neg().div_scalar(self.head.num_data as f64), features))
     }
     /// Per-image data terms `ℓ*_n` `[B]` (no KL): the objective an FGSM attack ascends.
     pub fn data_terms(&self, images: Tensor<4>, targets: Tensor<2>) -> Result<Tensor<1>> {
@@ -68,8 +74,8 @@ pub(crate) fn check_images<T: Trunk>(trunk: &T, images: &Tensor<4>) -> Result<()
     if [c, h, w] != want {
         return Err(Error::shape("image batch [B, C, H, W]", [b, want[0], want[1], want[2]], [b, c, h, w]));
     }
-    let bad =
-        images.clone().is_nan().any().into_scalar::<bool>() || images.clone().is_inf().any().into_scalar::<bool>();
+    // x − x is NaN exactly where x is NaN or ±∞: one reduction and one read back per batch.
+    let bad = (images.clone() - images.clone()).is_nan().any().into_scalar::<bool>();
     if bad {
         return Err(Error::NonFinite { context: "image batch (NaN or infinite pixel)".into(), index: 0 });
     }

@@ -6,7 +6,7 @@ use burn::nn::pool::{MaxPool2d, MaxPool2dConfig};
 use burn::nn::{Initializer, Linear, LinearConfig, Relu};
 use burn::tensor::{Device, Tensor};
 
-use super::{standardize_rows, Trunk};
+use super::{dense_tail, Trunk};
 
 /// Settings of [`MnistTrunk`]; the defaults are the paper's layer widths (spec §3.3).
 #[derive(Config, Debug)]
@@ -75,13 +75,6 @@ impl Trunk for MnistTrunk {
         let x = self.activation.forward(self.conv1.forward(images));
         let x = self.activation.forward(self.conv2.forward(x));
         let x = self.pool.forward(x);
-        let x: Tensor<2> = x.flatten(1, 3);
-        let x = self.activation.forward(self.fc1.forward(x));
-        let h = self.fc2.forward(x);
-        if self.normalize {
-            standardize_rows(h)
-        } else {
-            h
-        }
+        dense_tail(x, &self.fc1, &self.fc2, self.normalize)
     }
 }

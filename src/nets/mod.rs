@@ -15,6 +15,8 @@ pub use mnist_trunk::{MnistTrunk, MnistTrunkConfig};
 pub use softmax_net::SoftmaxNet;
 
 use burn::module::{Module, ModuleDisplay};
+use burn::nn::Linear;
+use burn::tensor::activation::relu;
 use burn::tensor::Tensor;
 
 /// A network that turns images `[B, C, H, W]` into feature vectors `[B, out_dim]`.
@@ -32,4 +34,16 @@ pub fn standardize_rows(h: Tensor<2>) -> Tensor<2> {
     let centred = h.clone() - h.mean_dim(1);
     let sd = centred.clone().powi_scalar(2).mean_dim(1).add_scalar(1e-5).sqrt();
     centred / sd
+}
+
+/// The trunks' common end: flatten the feature maps, ReLU `fc1`, linear `fc2`, optionally
+/// [`standardize_rows`].
+pub(crate) fn dense_tail(maps: Tensor<4>, fc1: &Linear, fc2: &Linear, normalize: bool) -> Tensor<2> {
+    let x: Tensor<2> = maps.flatten(1, 3);
+    let h = fc2.forward(relu(fc1.forward(x)));
+    if normalize {
+        standardize_rows(h)
+    } else {
+        h
+    }
 }

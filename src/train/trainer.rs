@@ -49,12 +49,12 @@ where
 /// parameters that Adam does not train (e.g. a natural-gradient update of a variational posterior,
 /// see [`crate::models::HingeNaturalGradient`]).
 pub fn fit_with_hook<M, F, H, E>(
-    mut model: M,
+    model: M,
     n: usize,
     config: &TrainConfig,
     mut loss: F,
     mut after_step: H,
-    mut evaluate: E,
+    evaluate: E,
 ) -> Result<(M, History)>
 where
     M: Module,
@@ -62,10 +62,52 @@ where
     H: FnMut(M, &[usize]) -> Result<M>,
     E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
 {
+    let mut optim = AdamConfig::new().init();
+    let step = |model: M, batch: &[usize], at: StepIndex| -> Result<(M, f64)> {
+        let l = loss(&model, batch)?;
+        let value = l.clone().into_scalar::<f64>();
+        if !value.is_finite() {
+            return Err(Error::invalid(
+                "objective",
+                format!("became {value} at epoch {}; try a smaller lr or more jitter", at.epoch),
+            ));
+        }
+        let grads = GradientsParams::from_grads(l.backward(), &model);
+        let model = optim.step(config.lr, model, grads);
+        Ok((after_step(model, batch)?, value))
+    };
+    fit_loop(model, n, config, "obj", step, evaluate)
+}
+
+/// Where a training step is: 1-based step over the whole run, and 1-based epoch.
+#[derive(Clone, Copy, Debug)]
+pub struct StepIndex {
+    /// Step number, counted over all epochs.
+    pub step: usize,
+    /// Epoch number.
+    pub epoch: usize,
+}
+
+/// The epoch loop every trainer shares: shuffled minibatches of `0..n`, a progress bar, evaluation
+/// after each epoch and the [`History`]. `step(model, batch, at)` does one optimisation step and
+/// returns the model and the batch's objective (averaged, weighted by batch size, into the epoch's
+/// objective, shown as `label`).
+pub fn fit_loop<M, S, E>(
+    mut model: M,
+    n: usize,
+    config: &TrainConfig,
+    label: &str,
+    mut step: S,
+    mut evaluate: E,
+) -> Result<(M, History)>
+where
+    M: Module,
+    S: FnMut(M, &[usize], StepIndex) -> Result<(M, f64)>,
+    E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
+{
     if !(config.lr > 0.0 && config.lr.is_finite()) {
         return Err(Error::invalid("lr", format!("must be positive, got {}", config.lr)));
     }
-    let mut optim = AdamConfig::new().init();
     let mut batches = MiniBatches::new(n, config.batch_size, config.seed)?;
     let steps = batches.batches_per_epoch();
     let bar = if config.progress {
@@ -81,28 +123,21 @@ where
     };
     let start = Instant::now();
     let mut history = History::default();
+    let mut step_number = 0;
     for epoch in 1..=config.epochs {
         let t0 = Instant::now();
         let mut total = 0.0;
         for batch in batches.next_epoch() {
-            let l = loss(&model, &batch)?;
-            let value = l.clone().into_scalar::<f64>();
-            if !value.is_finite() {
-                return Err(Error::invalid(
-                    "objective",
-                    format!("became {value} at epoch {epoch}; try a smaller lr or more jitter"),
-                ));
-            }
+            step_number += 1;
+            let (next, value) = step(model, &batch, StepIndex { step: step_number, epoch })?;
+            model = next;
             total += value * batch.len() as f64;
-            let grads = GradientsParams::from_grads(l.backward(), &model);
-            model = optim.step(config.lr, model, grads);
-            model = after_step(model, &batch)?;
             bar.inc(1);
         }
         let epoch_s = t0.elapsed().as_secs_f64();
         let metrics = evaluate(&model.valid(), epoch)?;
         let objective = total / n as f64;
-        let mut msg = format!("epoch {epoch}/{} obj {objective:.4}", config.epochs);
+        let mut msg = format!("epoch {epoch}/{} {label} {objective:.4}", config.epochs);
         for (k, v) in &metrics {
             msg.push_str(&format!(" {k} {v:.4}"));
         }

@@ -1,16 +1,12 @@
 //! Training a [`DeepGp`]: Adam on `−F̂/N` over shuffled minibatches, stopping with a typed error
 //! that names the step and the parameter as soon as the energy or a gradient is not finite.
-use std::time::Instant;
-
 use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::Tensor;
-use indicatif::{ProgressBar, ProgressStyle};
 
 use super::model::DeepGp;
-use crate::data::MiniBatches;
 use crate::error::{check_finite, Error, Result};
-use crate::train::{EpochRecord, History, TrainConfig};
+use crate::train::{fit_loop, History, StepIndex, TrainConfig};
 
 /// Adam's ε in the authors' code, which minimises the unnormalised `−F̂`.
 const PAPER_ADAM_EPSILON: f64 = 1e-8;
@@ -105,12 +101,12 @@ impl DeepGp {
 
     /// [`DeepGp::fit`] with the given Adam settings (its learning rate is `config.lr`).
     pub fn fit_with_adam<E>(
-        mut self,
+        self,
         x: &Tensor<2>,
         y: &Tensor<2>,
         config: &TrainConfig,
         adam: AdamConfig,
-        mut evaluate: E,
+        evaluate: E,
     ) -> Result<(Self, History)>
     where
         E: FnMut(&DeepGp, usize) -> Result<Vec<(String, f64)>>,
@@ -122,79 +118,35 @@ impl DeepGp {
         }
         check_finite("DeepGp::fit: x", &crate::tensors::to_vec(x.clone()))?;
         check_finite("DeepGp::fit: y", &crate::tensors::to_vec(y.clone()))?;
-        if !(config.lr > 0.0 && config.lr.is_finite()) {
-            return Err(Error::invalid("lr", format!("must be positive, got {}", config.lr)));
-        }
         let mut optim = adam.init();
-        let mut batches = MiniBatches::new(n, config.batch_size, config.seed)?;
-        let per_epoch = batches.batches_per_epoch();
-        let bar = if config.progress {
-            let b = ProgressBar::new((per_epoch * config.epochs) as u64);
-            b.set_style(
-                ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {pos}/{len} {msg}")
-                    .unwrap_or_else(|_| ProgressStyle::default_bar())
-                    .progress_chars("=> "),
-            );
-            b
-        } else {
-            ProgressBar::hidden()
+        let step = |model: DeepGp, batch: &[usize], at: StepIndex| -> Result<(DeepGp, f64)> {
+            let (step, epoch) = (at.step, at.epoch);
+            let loss = model.minibatch_loss(x, y, batch).map_err(|e| match e {
+                Error::NonFinite { context, index } => Error::NonFinite {
+                    context: format!("{context} at step {step} (epoch {epoch}); {}", bad_param_note(&model)),
+                    index,
+                },
+                other => other,
+            })?;
+            let value = loss.clone().into_scalar::<f64>();
+            if !value.is_finite() {
+                return Err(Error::NonFinite {
+                    context: format!(
+                        "deep GP energy became {value} at step {step} (epoch {epoch}); {}",
+                        bad_param_note(&model)
+                    ),
+                    index: step,
+                });
+            }
+            let grads = GradientsParams::from_grads(loss.backward(), &model);
+            if let Some((name, i)) = first_non_finite_gradient(&model, &grads) {
+                return Err(Error::NonFinite {
+                    context: format!("gradient of parameter {name} at step {step} (epoch {epoch})"),
+                    index: i,
+                });
+            }
+            Ok((optim.step(config.lr, model, grads), value))
         };
-        let start = Instant::now();
-        let mut history = History::default();
-        let mut step = 0usize;
-        for epoch in 1..=config.epochs {
-            let t0 = Instant::now();
-            let mut total = 0.0;
-            for batch in batches.next_epoch() {
-                step += 1;
-                let loss = self.minibatch_loss(x, y, &batch).map_err(|e| match e {
-                    Error::NonFinite { context, index } => Error::NonFinite {
-                        context: format!("{context} at step {step} (epoch {epoch}); {}", bad_param_note(&self)),
-                        index,
-                    },
-                    other => other,
-                })?;
-                let value = loss.clone().into_scalar::<f64>();
-                if !value.is_finite() {
-                    return Err(Error::NonFinite {
-                        context: format!(
-                            "deep GP energy became {value} at step {step} (epoch {epoch}); {}",
-                            bad_param_note(&self)
-                        ),
-                        index: step,
-                    });
-                }
-                total += value * batch.len() as f64;
-                let grads = GradientsParams::from_grads(loss.backward(), &self);
-                if let Some((name, i)) = first_non_finite_gradient(&self, &grads) {
-                    return Err(Error::NonFinite {
-                        context: format!("gradient of parameter {name} at step {step} (epoch {epoch})"),
-                        index: i,
-                    });
-                }
-                self = optim.step(config.lr, self, grads);
-                bar.inc(1);
-            }
-            let epoch_s = t0.elapsed().as_secs_f64();
-            let metrics = evaluate(&self.valid(), epoch)?;
-            let objective = total / n as f64;
-            let mut msg = format!("epoch {epoch}/{} −F/N {objective:.4}", config.epochs);
-            for (k, v) in &metrics {
-                msg.push_str(&format!(" {k} {v:.4}"));
-            }
-            bar.set_message(msg.clone());
-            if !config.progress {
-                eprintln!("{msg} ({:.2}s)", start.elapsed().as_secs_f64());
-            }
-            history.records.push(EpochRecord {
-                epoch,
-                objective,
-                epoch_s,
-                elapsed_s: start.elapsed().as_secs_f64(),
-                metrics,
-            });
-        }
-        bar.finish();
-        Ok((self, history))
+        fit_loop(self, n, config, "−F/N", step, evaluate)
     }
 }
