@@ -12,8 +12,14 @@ fn spd(x: Tensor<2>) -> Tensor<2> {
     x.clone().matmul(x.transpose()).div_scalar(c as f64) + Tensor::<2>::eye(n, &dev)
 }
 
-/// Checks d/dX Σ W ⊙ g(X) by autodiff against central differences.
+/// Checks d/dX Σ W ⊙ g(X) by autodiff against central differences (max relative error).
 fn check_grad(n: usize, c: usize, seed: u64, g: impl Fn(Tensor<2>) -> Tensor<2>) -> f64 {
+    let (auto, fd) = autodiff_and_fd(n, c, seed, &g);
+    max_rel_err(&auto, &fd, 1e-3)
+}
+
+/// d/dX Σ W ⊙ g(X) by autodiff and by central differences, at a uniform random X `[n, c]`.
+fn autodiff_and_fd(n: usize, c: usize, seed: u64, g: &dyn Fn(Tensor<2>) -> Tensor<2>) -> (Vec<f64>, Vec<f64>) {
     let ad = ad_device();
     let base = device();
     let xv = uniform(n * c, seed);
@@ -26,7 +32,7 @@ fn check_grad(n: usize, c: usize, seed: u64, g: impl Fn(Tensor<2>) -> Tensor<2>)
     let auto = host(x.grad(&grads).expect("gradient"));
     let w0 = t2(wv, out_shape[0], out_shape[1], &base);
     let fd = fd_grad(&xv, 1e-6, |p| scalar((g(t2(p.to_vec(), n, c, &base)) * w0.clone()).sum()));
-    max_rel_err(&auto, &fd, 1e-3)
+    (auto, fd)
 }
 
 #[test]
@@ -204,4 +210,107 @@ fn singular_matrix_is_rescued_by_jitter() {
     let (l, jit) = burn_gp::linalg::cholesky_with_jitter(t2(a, 3, 3, &dev)).unwrap();
     assert!(jit[0] > 0.0 && jit[0] <= 1e-2 * 14.0 / 3.0);
     assert!(host(l).iter().all(|v| v.is_finite()));
+}
+
+#[test]
+fn batched_matmul_matches_burn_and_its_gradient_matches_finite_differences() {
+    let dev = device();
+    let a = t3(uniform(3 * 4 * 5, 61), 3, 4, 5, &dev);
+    let b = t3(uniform(3 * 5 * 2, 62), 3, 5, 2, &dev);
+    let ours = host(burn_gp::linalg::batched_matmul(a.clone(), b.clone(), false, false).unwrap());
+    assert!(max_rel_err(&ours, &host(a.clone().matmul(b.clone())), 1e-3) < tol(1e-14, 1e-6));
+    // transposed operands: (bᵀ aᵀ) = (a b)ᵀ
+    let tt = host(burn_gp::linalg::batched_matmul(b.clone(), a.clone(), true, true).unwrap());
+    assert!(max_rel_err(&tt, &host(a.clone().matmul(b.clone()).swap_dims(1, 2)), 1e-3) < tol(1e-14, 1e-6));
+    let bad_batch = burn_gp::linalg::batched_matmul(a.clone(), t3(uniform(2 * 5 * 2, 63), 2, 5, 2, &dev), false, false);
+    assert!(matches!(bad_batch, Err(Error::ShapeMismatch { .. })));
+    let bad_inner = burn_gp::linalg::batched_matmul(a, b, true, false);
+    assert!(matches!(bad_inner, Err(Error::ShapeMismatch { .. })));
+    if !is_f64() {
+        return;
+    }
+    // gradients with respect to both stored operands, batch of 2, every transpose combination
+    let (n, k, m) = (3, 4, 2);
+    for (ta, tb) in [(false, false), (false, true), (true, false), (true, true)] {
+        let a_dims = if ta { [2, k, n] } else { [2, n, k] };
+        let b_dims = if tb { [2, m, k] } else { [2, k, m] };
+        let (fixed_a, fixed_b) = (uniform(2 * n * k, 64), uniform(2 * k * m, 65));
+        let product = |lhs: Tensor<3>, rhs: Tensor<3>| {
+            let out = burn_gp::linalg::batched_matmul(lhs, rhs, ta, tb).unwrap();
+            out.reshape([2 * n, m])
+        };
+        let e_a = check_grad(2 * a_dims[1], a_dims[2], 66, |x| {
+            let dev = x.device();
+            product(x.reshape(a_dims), t3(fixed_b.clone(), 2, b_dims[1], b_dims[2], &dev))
+        });
+        let e_b = check_grad(2 * b_dims[1], b_dims[2], 67, |x| {
+            let dev = x.device();
+            product(t3(fixed_a.clone(), 2, a_dims[1], a_dims[2], &dev), x.reshape(b_dims))
+        });
+        assert!(e_a < 1e-6 && e_b < 1e-6, "ta={ta} tb={tb}: {e_a} {e_b}");
+    }
+}
+
+/// `Σ_{m,m'} exp(u vᵀ)_{mm'} w_{pmm'}` by plain tensor ops, the reference for the fused op.
+fn exp_bilinear_reference(u: Tensor<4>, v: Tensor<4>, w: Tensor<4>) -> Tensor<3> {
+    let [g, b, m, _] = u.dims();
+    let p = w.dims()[1];
+    let e = u.matmul(v.swap_dims(2, 3)).exp().reshape([g, b, m * m]);
+    e.matmul(w.reshape([g, p, m * m]).swap_dims(1, 2))
+}
+
+/// Symmetric operands of the fused contraction from free tensors: `xq` `[G·B·M, K_x + 1]` holds
+/// `[x, q]`, giving `u = [x, q, 1]`, `v = [x, 1, q]` (`u_i·v_j = x_i·x_j + q_i + q_j`); `ω`
+/// `[G·P·M, M]` gives `w = ω + ωᵀ` per block.
+fn symmetric_operands(xq: Tensor<2>, omega: Tensor<2>, g: usize, b: usize, m: usize, p: usize) -> [Tensor<4>; 3] {
+    let [rows, c] = xq.dims();
+    let kx = c - 1;
+    let ones = Tensor::<2>::ones([rows, 1], &xq.device());
+    let (x, q) = (xq.clone().narrow(1, 0, kx), xq.narrow(1, kx, 1));
+    let u = Tensor::cat(vec![x.clone(), q.clone(), ones.clone()], 1).reshape([g, b, m, kx + 2]);
+    let v = Tensor::cat(vec![x, ones, q], 1).reshape([g, b, m, kx + 2]);
+    let om: Tensor<4> = omega.reshape([g, p, m, m]);
+    let w = om.clone() + om.swap_dims(2, 3);
+    [u, v, w]
+}
+
+#[test]
+fn exp_bilinear_contract_matches_tensor_ops_and_finite_differences() {
+    let dev = device();
+    let (g, b, m, kx, p) = (2, 3, 9, 2, 2); // m = 9 exercises the vector tail
+    let xq = |dev: &burn::tensor::Device| t2(uniform(g * b * m * (kx + 1), 71), g * b * m, kx + 1, dev);
+    let omega = |dev: &burn::tensor::Device| t2(uniform(g * p * m * m, 73), g * p * m, m, dev);
+    let [u, v, w] = symmetric_operands(xq(&dev), omega(&dev), g, b, m, p);
+    let ours = host(burn_gp::linalg::exp_bilinear_contract(u.clone(), v.clone(), w.clone()).unwrap());
+    let reference = host(exp_bilinear_reference(u.clone(), v.clone(), w.clone()));
+    assert!(max_rel_err(&ours, &reference, 1e-3) < tol(1e-13, 1e-5));
+    let bad_w = burn_gp::linalg::exp_bilinear_contract(u.clone(), v.clone(), w.narrow(3, 0, 4));
+    assert!(matches!(bad_w, Err(Error::ShapeMismatch { .. })));
+    let bad_v = burn_gp::linalg::exp_bilinear_contract(
+        u.clone(),
+        v.narrow(3, 0, 3),
+        t2(uniform(g * p * m * m, 1), g * p * m, m, &dev).reshape([g, p, m, m]),
+    );
+    assert!(matches!(bad_v, Err(Error::ShapeMismatch { .. })));
+    if !is_f64() {
+        return;
+    }
+    // gradients in the free parameters; the error is relative to the largest gradient entry, since
+    // central differences of this sum of exponentials carry an absolute round-off of ~1e-7 that
+    // small entries cannot absorb
+    let normalised = |(auto, fd): (Vec<f64>, Vec<f64>)| {
+        let scale = fd.iter().fold(0.0f64, |acc, x| acc.max(x.abs()));
+        auto.iter().zip(&fd).map(|(a, b)| (a - b).abs() / scale).fold(0.0, f64::max)
+    };
+    let contract =
+        |[u, v, w]: [Tensor<4>; 3]| burn_gp::linalg::exp_bilinear_contract(u, v, w).unwrap().reshape([g * b, p]);
+    let e_xq = normalised(autodiff_and_fd(g * b * m, kx + 1, 74, &|x| {
+        let dev = x.device();
+        contract(symmetric_operands(x, omega(&dev), g, b, m, p))
+    }));
+    let e_w = normalised(autodiff_and_fd(g * p * m, m, 76, &|x| {
+        let dev = x.device();
+        contract(symmetric_operands(xq(&dev), x, g, b, m, p))
+    }));
+    assert!(e_xq < 1e-6 && e_w < 1e-6, "x, q {e_xq}; w {e_w}");
 }

@@ -7,6 +7,10 @@ use std::path::PathBuf;
 use burn::tensor::Device;
 use burn_gp::train::TrainConfig;
 
+/// Every example allocates with mimalloc: see `[dev-dependencies]` in Cargo.toml.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Options every training example takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunOptions {

@@ -7,6 +7,7 @@
 //! matrices (`L⁻¹ Kuf`, m×b) are device matmuls against the explicit triangular inverse, so the hot
 //! b×m work stays on the device and is differentiated by Burn's own autodiff.
 mod cholesky;
+mod exp_bilinear;
 pub mod host;
 mod ops;
 mod product;
@@ -14,8 +15,9 @@ mod reduce;
 mod triangular;
 
 pub use cholesky::{cholesky, cholesky_with_jitter, logdet_from_cholesky};
+pub use exp_bilinear::{exp_bilinear_backward, exp_bilinear_contract, exp_bilinear_forward, ExpBilinearDims};
 pub(crate) use ops::to_host;
 pub use ops::GpLinalgOps;
-pub use product::{matmul, matmul_transposed};
+pub use product::{batched_matmul, matmul, matmul_transposed};
 pub use reduce::row_sums;
 pub use triangular::{cholesky_solve, solve_triangular, tri_inverse, Triangle};

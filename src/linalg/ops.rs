@@ -9,7 +9,7 @@
 use burn::backend::{backend_extension, tensor::FloatTensor, Backend, TensorMetadata};
 use burn::tensor::{read_sync, DType, Shape, TensorData};
 
-use super::host;
+use super::{exp_bilinear, host};
 
 /// Reads a float primitive to a host f64 buffer, returning its shape and original dtype.
 pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType) {
@@ -53,6 +53,15 @@ pub trait GpLinalgOps: Backend {
         l
     }
 
+    /// `2 Σᵢ log Lᵢᵢ` for each matrix of a batch `[..., n, n]` of triangular factors, as `[batch]`.
+    fn logdet_tri(l: FloatTensor<Self>) -> FloatTensor<Self> {
+        let device = l.device();
+        let (v, shape, dtype) = to_host::<Self>(l);
+        let (batch, n, _) = batch_dims(&shape);
+        let out = (0..batch).map(|b| 2.0 * (0..n).map(|i| v[(b * n + i) * n + i].ln()).sum::<f64>()).collect();
+        from_host::<Self>(out, Shape::new([batch]), dtype, &device)
+    }
+
     /// Inverse of a batch of lower-triangular matrices `[..., n, n]`.
     fn tri_inverse(l: FloatTensor<Self>) -> FloatTensor<Self> {
         let device = l.device();
@@ -62,10 +71,11 @@ pub trait GpLinalgOps: Backend {
         from_host::<Self>(inv, shape, dtype, &device)
     }
 
-    /// Matrix product `op(a) · op(b)` of 2-D matrices, `op` = transpose where the flag is set.
-    /// CPU backends compute it with faer's blocked kernels (several times faster than Burn's CPU
-    /// gemm at GP sizes, and transposes are free views); GPU backends use their own matmul, so the
-    /// data never leaves the device.
+    /// Matrix product `op(a) · op(b)` of matrices or equal-sized batches of them (`[..., n, k]`),
+    /// `op` = transpose of the last two dims where the flag is set. CPU backends compute it with
+    /// faer's blocked kernels (several times faster than Burn's CPU gemm at GP sizes, and
+    /// transposes are free views); GPU backends use their own matmul, so the data never leaves the
+    /// device.
     fn dense_matmul(
         a: FloatTensor<Self>,
         b: FloatTensor<Self>,
@@ -75,24 +85,55 @@ pub trait GpLinalgOps: Backend {
         let device = a.device();
         let (av, ashape, dtype) = to_host::<Self>(a);
         let (bv, bshape, _) = to_host::<Self>(b);
-        let lhs = host::Operand { data: &av, rows: ashape[0], cols: ashape[1], transpose: transpose_a };
-        let rhs = host::Operand { data: &bv, rows: bshape[0], cols: bshape[1], transpose: transpose_b };
-        let (c, n, m) = host::matmul(lhs, rhs);
-        from_host::<Self>(c, Shape::new([n, m]), dtype, &device)
+        let ((batch, ar, ac), (_, br, bc)) = (batch_dims(&ashape), batch_dims(&bshape));
+        let mut out = Vec::new();
+        let (mut n, mut m) = (0, 0);
+        for i in 0..batch {
+            let lhs =
+                host::Operand { data: &av[i * ar * ac..(i + 1) * ar * ac], rows: ar, cols: ac, transpose: transpose_a };
+            let rhs =
+                host::Operand { data: &bv[i * br * bc..(i + 1) * br * bc], rows: br, cols: bc, transpose: transpose_b };
+            let (c, rows, cols) = host::matmul(lhs, rhs);
+            (n, m) = (rows, cols);
+            out.extend_from_slice(&c);
+        }
+        let mut shape = ashape;
+        let rank = shape.num_dims();
+        (shape[rank - 2], shape[rank - 1]) = (n, m);
+        from_host::<Self>(out, shape, dtype, &device)
     }
+
+    /// `out[g, b, p] = Σ_{m, m'} exp(u_gbm · v_gbm') w[g, p, m, m']` for `u`, `v` `[G, B, M, K]` and
+    /// `w` `[G, P, M, M]` (see [`super::exp_bilinear`]); on the host in f64 for every backend, since
+    /// only the small factors and the `[G, B, P]` result cross to the device.
+    fn exp_bilinear_contract(u: FloatTensor<Self>, v: FloatTensor<Self>, w: FloatTensor<Self>) -> FloatTensor<Self> {
+        let device = u.device();
+        let (uv, ushape, dtype) = to_host::<Self>(u);
+        let (vv, _, _) = to_host::<Self>(v);
+        let (wv, wshape, _) = to_host::<Self>(w);
+        let dims = exp_bilinear_dims(&ushape, &wshape);
+        let out = exp_bilinear::exp_bilinear_forward(&uv, &vv, &wv, dims);
+        from_host::<Self>(out, Shape::new([dims.g, dims.b, dims.p]), dtype, &device)
+    }
+}
+
+/// The block sizes of an exp-bilinear contraction from the shapes of `u` and `w`.
+fn exp_bilinear_dims(ushape: &Shape, wshape: &Shape) -> exp_bilinear::ExpBilinearDims {
+    exp_bilinear::ExpBilinearDims { g: ushape[0], b: ushape[1], m: ushape[2], k: ushape[3], p: wshape[1] }
 }
 
 crate::macros::impl_for_compiled_backends!(GpLinalgOps, cube {
     fn dense_matmul(a: FloatTensor<Self>, b: FloatTensor<Self>, transpose_a: bool, transpose_b: bool) -> FloatTensor<Self> {
         use burn::backend::ops::FloatTensorOps;
-        let a = if transpose_a { Self::float_swap_dims(a, 0, 1) } else { a };
-        let b = if transpose_b { Self::float_swap_dims(b, 0, 1) } else { b };
+        let (ra, rb) = (a.shape().num_dims(), b.shape().num_dims());
+        let a = if transpose_a { Self::float_swap_dims(a, ra - 2, ra - 1) } else { a };
+        let b = if transpose_b { Self::float_swap_dims(b, rb - 2, rb - 1) } else { b };
         Self::float_matmul(a, b)
     }
 });
 
 mod autodiff {
-    use super::{batch_dims, from_host, host, to_host, GpLinalgOps};
+    use super::{batch_dims, exp_bilinear, exp_bilinear_dims, from_host, host, to_host, GpLinalgOps};
     use burn::backend::{
         autodiff::{
             checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
@@ -121,6 +162,34 @@ mod autodiff {
                 let (batch, n, _) = batch_dims(&shape);
                 let ga = host::cholesky_backward_batch(&lv, &gv, batch, n);
                 grads.register::<B>(node.id, from_host::<B>(ga, shape, dtype, &device));
+            }
+        }
+    }
+
+    #[derive(Debug)]
+    struct LogdetTriBackward;
+
+    impl<B: Backend + GpLinalgOps> Backward<B, 1> for LogdetTriBackward {
+        type State = FloatTensor<B>;
+
+        /// `∂/∂Lᵢᵢ = 2 ḡ / Lᵢᵢ`, zero off the diagonal.
+        fn backward(self, ops: Ops<Self::State, 1>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let l = ops.state;
+            let g = grads.consume::<B>(&ops.node);
+            let [parent] = ops.parents;
+            if let Some(node) = parent {
+                let device = g.device();
+                let (lv, shape, dtype) = to_host::<B>(l);
+                let (gv, _, _) = to_host::<B>(g);
+                let (batch, n, _) = batch_dims(&shape);
+                let mut gl = vec![0.0; batch * n * n];
+                for (b, g) in gv.iter().enumerate().take(batch) {
+                    for i in 0..n {
+                        let at = (b * n + i) * n + i;
+                        gl[at] = 2.0 * g / lv[at];
+                    }
+                }
+                grads.register::<B>(node.id, from_host::<B>(gl, shape, dtype, &device));
             }
         }
     }
@@ -174,7 +243,48 @@ mod autodiff {
         }
     }
 
+    #[derive(Debug)]
+    struct ExpBilinearBackward;
+
+    impl<B: Backend + GpLinalgOps> Backward<B, 3> for ExpBilinearBackward {
+        type State = (FloatTensor<B>, FloatTensor<B>, FloatTensor<B>);
+
+        fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let (u, v, w) = ops.state;
+            let g = grads.consume::<B>(&ops.node);
+            let device = g.device();
+            let (uv, ushape, dtype) = to_host::<B>(u);
+            let (vv, _, _) = to_host::<B>(v);
+            let (wv, wshape, _) = to_host::<B>(w);
+            let (gv, _, _) = to_host::<B>(g);
+            let dims = exp_bilinear_dims(&ushape, &wshape);
+            let (gu, gvv, gw) = exp_bilinear::exp_bilinear_backward(&uv, &vv, &wv, &gv, dims);
+            let [node_u, node_v, node_w] = ops.parents;
+            for (node, grad, shape) in [(node_u, gu, ushape.clone()), (node_v, gvv, ushape), (node_w, gw, wshape)] {
+                if let Some(node) = node {
+                    grads.register::<B>(node.id, from_host::<B>(grad, shape, dtype, &device));
+                }
+            }
+        }
+    }
+
     impl<B: Backend + GpLinalgOps, C: CheckpointStrategy> GpLinalgOps for Autodiff<B, C> {
+        fn exp_bilinear_contract(
+            u: FloatTensor<Self>,
+            v: FloatTensor<Self>,
+            w: FloatTensor<Self>,
+        ) -> FloatTensor<Self> {
+            let prep = ExpBilinearBackward.prepare::<C>([u.node(), v.node(), w.node()]).compute_bound().stateful();
+            let (u, v, w) = (u.into_primitive(), v.into_primitive(), w.into_primitive());
+            match prep {
+                OpsKind::Tracked(prep) => {
+                    let out = B::exp_bilinear_contract(u.clone(), v.clone(), w.clone());
+                    prep.finish((u, v, w), out)
+                }
+                OpsKind::UnTracked(prep) => prep.finish(B::exp_bilinear_contract(u, v, w)),
+            }
+        }
+
         fn dense_matmul(a: FloatTensor<Self>, b: FloatTensor<Self>, ta: bool, tb: bool) -> FloatTensor<Self> {
             let prep = DenseMatmulBackward.prepare::<C>([a.node(), b.node()]).compute_bound().stateful();
             let (a, b) = (a.into_primitive(), b.into_primitive());
@@ -193,6 +303,18 @@ mod autodiff {
             match prep {
                 OpsKind::Tracked(prep) => prep.finish(l.clone(), l),
                 OpsKind::UnTracked(prep) => prep.finish(l),
+            }
+        }
+
+        fn logdet_tri(l: FloatTensor<Self>) -> FloatTensor<Self> {
+            let prep = LogdetTriBackward.prepare::<C>([l.node()]).compute_bound().stateful();
+            let l = l.into_primitive();
+            match prep {
+                OpsKind::Tracked(prep) => {
+                    let out = B::logdet_tri(l.clone());
+                    prep.finish(l, out)
+                }
+                OpsKind::UnTracked(prep) => prep.finish(B::logdet_tri(l)),
             }
         }
 

@@ -23,3 +23,24 @@ pub fn matmul_transposed(a: Tensor<2>, b: Tensor<2>, transpose_a: bool, transpos
     }
     Ok(Tensor::from_dispatch(Dispatch::dense_matmul(a.into_dispatch(), b.into_dispatch(), transpose_a, transpose_b)))
 }
+
+/// `op(a) · op(b)` for equal-sized batches `[..., n, k]` of matrices, `op` transposing the last two
+/// dims where its flag is set; differentiable. As [`matmul_transposed`]: faer on CPU backends,
+/// the device's matmul on GPU backends.
+pub fn batched_matmul<const D: usize>(
+    a: Tensor<D>,
+    b: Tensor<D>,
+    transpose_a: bool,
+    transpose_b: bool,
+) -> Result<Tensor<D>> {
+    let (ad, bd) = (a.dims(), b.dims());
+    if D < 2 || ad[..D - 2] != bd[..D - 2] {
+        return Err(Error::shape("linalg::batched_matmul: batch dimensions", ad, bd));
+    }
+    let inner_a = if transpose_a { ad[D - 2] } else { ad[D - 1] };
+    let inner_b = if transpose_b { bd[D - 1] } else { bd[D - 2] };
+    if inner_a != inner_b {
+        return Err(Error::shape("linalg::batched_matmul: inner dimensions", ad, bd));
+    }
+    Ok(Tensor::from_dispatch(Dispatch::dense_matmul(a.into_dispatch(), b.into_dispatch(), transpose_a, transpose_b)))
+}

@@ -3,6 +3,7 @@ use burn::backend::Dispatch;
 use burn::tensor::Tensor;
 
 use super::ops::GpLinalgOps;
+use super::product::batched_matmul;
 use crate::error::{Error, Result};
 
 /// Which triangle of the coefficient matrix holds the factor.
@@ -55,12 +56,23 @@ pub fn solve_triangular<const D: usize>(
     // inverse of T: lower case V, upper case Vᵀ; apply op(T)⁻¹.
     let transpose_inverse = flip != transpose;
     let op_inv = if transpose_inverse { inv_lower.swap_dims(D - 2, D - 1) } else { inv_lower };
-    Ok(op_inv.matmul(b))
+    Ok(product(op_inv, b))
+}
+
+/// `a · b` with faer on CPU backends when the batch dims agree, else Burn's broadcasting matmul.
+fn product<const D: usize>(a: Tensor<D>, b: Tensor<D>) -> Tensor<D> {
+    if a.dims()[..D - 2] == b.dims()[..D - 2] {
+        // Shapes were checked by the caller, so the product cannot fail.
+        batched_matmul(a, b, false, false).expect("shapes checked by check_solve_shapes")
+    } else {
+        a.matmul(b)
+    }
 }
 
 /// Solves `A X = B` given the lower Cholesky factor `L` of `A`: `X = L⁻ᵀ L⁻¹ B`; differentiable.
 pub fn cholesky_solve<const D: usize>(l: Tensor<D>, b: Tensor<D>) -> Result<Tensor<D>> {
     check_solve_shapes("cholesky_solve", &l.dims(), &b.dims())?;
     let v = tri_inverse(l);
-    Ok(v.clone().swap_dims(D - 2, D - 1).matmul(v.matmul(b)))
+    let vb = product(v.clone(), b);
+    Ok(product(v.swap_dims(D - 2, D - 1), vb))
 }

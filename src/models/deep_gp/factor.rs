@@ -8,7 +8,7 @@
 use burn::tensor::Tensor;
 
 use crate::error::Result;
-use crate::linalg::{cholesky, logdet_from_cholesky, solve_triangular, Triangle};
+use crate::linalg::{batched_matmul, cholesky, logdet_from_cholesky, solve_triangular, Triangle};
 
 /// Which distribution over the inducing outputs a forward pass uses.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,20 +48,37 @@ impl FactorTerms {
         (self.t_mu.clone() - self.logdet_c.clone()).mul_scalar(0.5)
     }
     /// `WᵀW` `[D, M, M]`.
-    pub fn wtw(&self) -> Tensor<3> {
-        self.w.clone().swap_dims(1, 2).matmul(self.w.clone())
+    pub fn wtw(&self) -> Result<Tensor<3>> {
+        batched_matmul(self.w.clone(), self.w.clone(), true, false)
     }
+}
+
+/// `R K Rᵀ` `[D, M, M]`, shared by `q` and the cavity (`C_γ = I + γ R K Rᵀ`).
+pub fn r_k_rt(k: Tensor<3>, r: Tensor<3>) -> Result<Tensor<3>> {
+    batched_matmul(batched_matmul(r.clone(), k, false, false)?, r, false, true)
+}
+
+/// `chol(C_γ)` and `log|C_γ|` for `C_γ = I + γ R K Rᵀ` from `rkr = R K Rᵀ`.
+fn chol_c(rkr: Tensor<3>, gamma: f64) -> Result<(Tensor<3>, Tensor<1>)> {
+    let [d, m, _] = rkr.dims();
+    let eye = Tensor::<2>::eye(m, &rkr.device()).reshape([1, m, m]).expand([d, m, m]);
+    let lc = cholesky(eye + rkr.mul_scalar(gamma))?;
+    let logdet_c = logdet_from_cholesky(lc.clone());
+    Ok((lc, logdet_c))
 }
 
 /// The terms for scaling `gamma` from `K` `[D, M, M]`, `R` `[D, M, M]` and `t` `[D, M, 1]`.
 pub fn factor_terms(k: Tensor<3>, r: Tensor<3>, t: Tensor<3>, gamma: f64) -> Result<FactorTerms> {
-    let [d, m, _] = k.dims();
+    let rkr = r_k_rt(k.clone(), r.clone())?;
+    factor_terms_from(k, r, rkr, t, gamma)
+}
+
+/// [`factor_terms`] given `rkr = R K Rᵀ`.
+pub fn factor_terms_from(k: Tensor<3>, r: Tensor<3>, rkr: Tensor<3>, t: Tensor<3>, gamma: f64) -> Result<FactorTerms> {
+    let [d, _, _] = k.dims();
+    let (lc, logdet_c) = chol_c(rkr, gamma)?;
     let rg = r.mul_scalar(gamma.sqrt());
     let tg = t.mul_scalar(gamma);
-    let eye = Tensor::<2>::eye(m, &k.device()).reshape([1, m, m]).expand([d, m, m]);
-    let c = eye + rg.clone().matmul(k.clone()).matmul(rg.clone().swap_dims(1, 2));
-    let lc = cholesky(c)?;
-    let logdet_c = logdet_from_cholesky(lc.clone());
     let w = solve_triangular(lc, rg, Triangle::Lower, false)?;
     let kt = k.clone().matmul(tg.clone()); // [D, M, 1]
     let a = tg.clone() - w.clone().swap_dims(1, 2).matmul(w.clone().matmul(kt));
@@ -70,10 +87,32 @@ pub fn factor_terms(k: Tensor<3>, r: Tensor<3>, t: Tensor<3>, gamma: f64) -> Res
     Ok(FactorTerms { a, w, logdet_c, t_mu })
 }
 
-/// The layer's share of the global energy terms, `Σ_d [(1 − N) φ(q) + N φ(cav) − φ(prior)]` `[1]`:
-/// the `log|K|` parts cancel exactly, leaving `(1 − N)(−½log|C_q| + ½t_qᵀμ_q) + N(−½log|C_c| + ½t_cᵀμ_c)`.
-pub fn global_terms(q: &FactorTerms, cavity: &FactorTerms, num_data: usize) -> Tensor<1> {
+/// `φ(μ, Σ) − ½ log|K|` per function `[D]` for scaling `gamma` given `rkr = R K Rᵀ`, without
+/// forming `W` (the `q` term of the energy needs only this).
+///
+/// `(γt)ᵀμ = (γt)ᵀK(γt) − ‖y‖²` with `y = chol(C)⁻¹ R_γ K γt`, since `μ = K A` and
+/// `K WᵀW K = K R_γᵀ C⁻¹ R_γ K`: only matrix–vector products beyond the Cholesky.
+pub fn log_normaliser_minus_prior(
+    k: Tensor<3>,
+    r: Tensor<3>,
+    rkr: Tensor<3>,
+    t: Tensor<3>,
+    gamma: f64,
+) -> Result<Tensor<1>> {
+    let [d, _, _] = k.dims();
+    let (lc, logdet_c) = chol_c(rkr, gamma)?;
+    let tg = t.mul_scalar(gamma);
+    let kt = k.matmul(tg.clone()); // [D, M, 1]
+    let y = solve_triangular(lc, r.matmul(kt.clone()).mul_scalar(gamma.sqrt()), Triangle::Lower, false)?;
+    let t_mu = (tg * kt).sum_dim(1) - y.powi_scalar(2).sum_dim(1);
+    Ok((t_mu.reshape([d]) - logdet_c).mul_scalar(0.5))
+}
+
+/// The layer's share of the global energy terms, `Σ_d [(1 − N) φ(q) + N φ(cav) − φ(prior)]` `[1]`,
+/// from `φ(q) − ½log|K|` per function and the cavity's terms: the `log|K|` parts cancel exactly,
+/// leaving `(1 − N)(−½log|C_q| + ½t_qᵀμ_q) + N(−½log|C_c| + ½t_cᵀμ_c)`.
+pub fn global_terms(q_normaliser: Tensor<1>, cavity: &FactorTerms, num_data: usize) -> Tensor<1> {
     let n = num_data as f64;
-    let per_fn = q.log_normaliser_minus_prior().mul_scalar(1.0 - n) + cavity.log_normaliser_minus_prior().mul_scalar(n);
+    let per_fn = q_normaliser.mul_scalar(1.0 - n) + cavity.log_normaliser_minus_prior().mul_scalar(n);
     per_fn.sum().reshape([1])
 }

@@ -4,11 +4,14 @@ use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::activations::GaussianActivations;
-use super::factor::{factor_terms, global_terms, FactorTerms, Mode};
+use super::factor::{
+    factor_terms, factor_terms_from, global_terms, log_normaliser_minus_prior, r_k_rt, FactorTerms, Mode,
+};
 use super::kernel::{eq_cross, eq_kuu};
-use super::psi::psi_statistics;
+use super::psi::psi_factors;
 use super::values::LayerValues;
 use crate::error::{Error, Result};
+use crate::linalg::{batched_matmul, exp_bilinear_contract};
 
 /// One GP layer `h_d = f_d(h_in) + ε`, `f_d ~ GP(0, k_d)` EQ-ARD, `ε ~ N(0, σ²)`, `d = 1..D_out`,
 /// under FITC with `M` inducing points per function and the tied factor `T1 = RᵀR`, `t`.
@@ -120,17 +123,19 @@ impl DeepGpLayer {
     pub fn factor_terms(&self, mode: Mode, num_data: usize) -> Result<FactorTerms> {
         factor_terms(self.kuu(), self.r_factor(), self.t_col(), mode.gamma(num_data))
     }
-    /// The factor terms of `q` and of the cavity, sharing `K` and `R`.
-    pub fn factor_terms_pair(&self, num_data: usize) -> Result<(FactorTerms, FactorTerms)> {
+    /// `φ(q) − ½log|K|` per function `[D_out]` and the cavity's factor terms, sharing `K`, `R` and
+    /// `R K Rᵀ`: what one energy evaluation needs of this layer.
+    pub fn energy_terms(&self, num_data: usize) -> Result<(Tensor<1>, FactorTerms)> {
         let (k, r, t) = (self.kuu(), self.r_factor(), self.t_col());
-        let q = factor_terms(k.clone(), r.clone(), t.clone(), 1.0)?;
-        let cav = factor_terms(k, r, t, Mode::Cavity.gamma(num_data))?;
+        let rkr = r_k_rt(k.clone(), r.clone())?;
+        let q = log_normaliser_minus_prior(k.clone(), r.clone(), rkr.clone(), t.clone(), 1.0)?;
+        let cav = factor_terms_from(k, r, rkr, t, Mode::Cavity.gamma(num_data))?;
         Ok((q, cav))
     }
     /// This layer's global energy terms `Σ_d [(1 − N) φ(q) + N φ(cav) − φ(prior)]` `[1]`.
     pub fn global_terms(&self, num_data: usize) -> Result<Tensor<1>> {
-        let (q, cav) = self.factor_terms_pair(num_data)?;
-        Ok(global_terms(&q, &cav, num_data))
+        let (q, cav) = self.energy_terms(num_data)?;
+        Ok(global_terms(q, &cav, num_data))
     }
 
     /// Output moments `N(mean, diag(var))` `[B, D_out]` of the layer for Gaussian (or deterministic)
@@ -140,7 +145,7 @@ impl DeepGpLayer {
     /// `m = ψ1ᵀA`, `v = σ² + [σ_f² − ⟨WᵀW, ψ2⟩]₊ + [Aᵀψ2A − m²]₊`. A linear mean function adds
     /// `μW` to the mean and `s(W∘W)` to the variance (its covariance with `f` is ignored).
     pub fn propagate(&self, input: &GaussianActivations, terms: &FactorTerms) -> Result<GaussianActivations> {
-        let (d, m, din) = (self.output_dim(), self.num_inducing(), self.input_dim());
+        let (d, din) = (self.output_dim(), self.input_dim());
         if input.width() != din {
             return Err(Error::shape("DeepGpLayer::propagate: input width", din, input.width()));
         }
@@ -154,17 +159,17 @@ impl DeepGpLayer {
             None => {
                 let kx = eq_cross(input.mean.clone(), self.z.val(), ell2, sf2); // [D, B, M]
                 let mean = kx.clone().matmul(terms.a.clone()); // [D, B, 1]
-                let wk = kx.matmul(terms.w.clone().swap_dims(1, 2)); // [D, B, M]
+                let wk = batched_matmul(kx, terms.w.clone(), false, true)?; // [D, B, M]
                 let quad = wk.powi_scalar(2).sum_dim(2);
                 let var = sn2 + (sf2_col - quad).clamp_min(0.0);
                 (mean, var)
             }
             Some(s) => {
-                let (psi1, psi2) = psi_statistics(input.mean.clone(), s.clone(), self.z.val(), ell2, sf2);
+                let (psi1, [u, v]) = psi_factors(input.mean.clone(), s.clone(), self.z.val(), ell2, sf2);
                 let mean = psi1.matmul(terms.a.clone()); // [D, B, 1]
                 let aat = terms.a.clone().matmul(terms.a.clone().swap_dims(1, 2));
-                let weights = Tensor::cat(vec![terms.wtw().reshape([d, m * m, 1]), aat.reshape([d, m * m, 1])], 2);
-                let contractions = psi2.reshape([d, b, m * m]).matmul(weights); // [D, B, 2]
+                let weights = Tensor::stack::<4>(vec![terms.wtw()?, aat], 1); // [D, 2, M, M]
+                let contractions = exp_bilinear_contract(u, v, weights)?; // [D, B, 2]: ⟨ψ2, WᵀW⟩, Aᵀψ2A
                 let tr_wtw = contractions.clone().narrow(2, 0, 1);
                 let a_psi_a = contractions.narrow(2, 1, 1);
                 let var =

@@ -120,8 +120,8 @@ impl DeepGp {
         let mut phi: Option<Tensor<1>> = None;
         let mut cavity = Vec::with_capacity(self.blocks.len());
         for block in &self.blocks {
-            let (q, cav) = block.gp.factor_terms_pair(self.num_data)?;
-            let g = global_terms(&q, &cav, self.num_data);
+            let (q, cav) = block.gp.energy_terms(self.num_data)?;
+            let g = global_terms(q, &cav, self.num_data);
             phi = Some(match phi {
                 Some(p) => p + g,
                 None => g,

@@ -19,6 +19,20 @@ pub fn psi_statistics(
     ell2: Tensor<2>,
     sf2: Tensor<1>,
 ) -> (Tensor<3>, Tensor<4>) {
+    let (psi1, [u, v]) = psi_factors(mean, var, z, ell2, sf2);
+    (psi1, u.matmul(v.swap_dims(2, 3)).exp())
+}
+
+/// ψ1 `[D, B, M]` and the factors `U`, `V` `[D, B, M, D_in + 3]` of `log ψ2 = U Vᵀ`, for
+/// [`crate::linalg::exp_bilinear_contract`], which reduces ψ2 against weights without forming it.
+/// Arguments as in [`psi_statistics`].
+pub fn psi_factors(
+    mean: Tensor<2>,
+    var: Tensor<2>,
+    z: Tensor<3>,
+    ell2: Tensor<2>,
+    sf2: Tensor<1>,
+) -> (Tensor<3>, [Tensor<4>; 2]) {
     let [d, m, din] = z.dims();
     let [b, _] = mean.dims();
     let h = ell2.dims()[0];
@@ -36,8 +50,8 @@ pub fn psi_statistics(
     let psi1 = log_psi1.exp().reshape([d, b, m]);
 
     // ψ2: log ψ2_bmm' = κ_b − ¼h_bm − ¼h_bm' − ½ Σ_j c_bj δ_bmj δ_bm'j with κ_b = 2 log σ_f² − ½ Σ_j log(1 + 2s_bj/ℓ_j²),
-    // formed as ONE batched product U Vᵀ of augmented rows U = [−½c∘δ, −¼h, 1, κ], V = [δ, 1, −¼h, 1]:
-    // no broadcast additions on [D, B, M, M], whose backward (un-broadcasting reductions) is slow on CPU.
+    // ONE product U Vᵀ of augmented rows U = [−½c∘δ, −¼h, 1, κ], V = [δ, 1, −¼h, 1]: no broadcast
+    // additions on [D, B, M, M], whose backward (un-broadcasting reductions) is slow on CPU.
     let inv_l2 = l2.clone().recip(); // [H, 1, 1, D_in]
     let w = (l2.clone() + s.clone().mul_scalar(2.0)).recip(); // [H, B, 1, D_in]
     let c = (s.clone().mul_scalar(-2.0) * w.clone()) * inv_l2.clone(); // [H, B, 1, D_in]
@@ -47,6 +61,5 @@ pub fn psi_statistics(
     let ones = Tensor::<4>::ones([d, b, m, 1], &hm.device());
     let u = Tensor::cat(vec![(delta.clone() * c).mul_scalar(-0.5), hm.clone(), ones.clone(), kappa], 3);
     let v = Tensor::cat(vec![delta, ones.clone(), hm, ones], 3);
-    let log_psi2 = u.matmul(v.swap_dims(2, 3)); // [D, B, M, M]
-    (psi1, log_psi2.exp())
+    (psi1, [u, v])
 }
