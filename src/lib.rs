@@ -18,6 +18,7 @@ pub mod linalg;
 pub mod metrics;
 pub mod models;
 pub mod nets;
+pub mod optim;
 pub mod special;
 pub mod tensors;
 pub mod train;

@@ -113,6 +113,34 @@ impl ClassTable {
     }
 }
 
+/// Binary labels `±1` from class indices of a two-class problem: class 0 → −1, class 1 → +1.
+/// More than two distinct classes is [`Error::InvalidArgument`]; a single class is allowed (one
+/// value then maps to −1).
+pub fn signed_binary_labels(labels: &[usize]) -> Result<Vec<f64>> {
+    if let Some(&bad) = labels.iter().find(|&&l| l > 1) {
+        return Err(Error::invalid(
+            "labels",
+            format!("a binary classifier needs two classes; found class index {bad} (map any two values to 0/1 first)"),
+        ));
+    }
+    Ok(labels.iter().map(|&l| if l == 1 { 1.0 } else { -1.0 }).collect())
+}
+
+/// Checks that `y` holds `n` labels, each −1 or +1 ([`Error::ShapeMismatch`], [`Error::LabelOutOfRange`]).
+pub fn check_binary_labels(y: &[f64], n: usize) -> Result<()> {
+    if y.len() != n {
+        return Err(Error::shape("binary labels", n, y.len()));
+    }
+    if let Some(&bad) = y.iter().find(|&&v| v != 1.0 && v != -1.0) {
+        return Err(Error::LabelOutOfRange {
+            context: "binary labels (must be −1 or +1)".into(),
+            label: if bad.is_finite() { bad as i64 } else { i64::MIN },
+            num_classes: 2,
+        });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

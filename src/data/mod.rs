@@ -57,7 +57,7 @@ pub use cifar::{load_cifar10, load_cifar10_batch, CIFAR10_CLASSES, CIFAR10_FOLDE
 pub use idx::{load_idx_images, load_idx_labels, IdxImages, IDX_IMAGES_MAGIC, IDX_LABELS_MAGIC};
 pub use images::ImageSet;
 pub(crate) use labels::check_labels;
-pub use labels::{ClassTable, LabelMap};
+pub use labels::{check_binary_labels, signed_binary_labels, ClassTable, LabelMap};
 pub use mnist::{load_mnist, load_mnist_dir, MnistVariant, FASHION_MNIST_CLASSES};
 pub use pmlb::{load_pmlb_classification, load_pmlb_regression, pmlb_path, read_pmlb_tsv, PmlbFrame, PMLB_FOLDERS};
 pub use root::{data_root, default_roots, require_dir, require_file, require_gz_or_raw, DATA_DIR_HINT, DATA_ENV};

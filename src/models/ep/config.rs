@@ -1,0 +1,65 @@
+//! [`EpConfig`]: the three training schedules of the EP classifier and their defaults (spec §5).
+use burn::config::Config;
+
+/// How sites and hyperparameters are interleaved.
+#[derive(Config, Debug, PartialEq, Eq, Copy)]
+pub enum EpMode {
+    /// Batch SEP (the paper): one damped parallel EP pass over all points, then one gradient step
+    /// (sign-adaptive), per iteration.
+    Inner,
+    /// GFITC-style (the paper's competitor): EP run to convergence before every gradient step.
+    Outer,
+    /// Stochastic SEP: per minibatch, update its sites and `q`, then one Adadelta step on the
+    /// `n/|B|`-scaled gradient estimate.
+    Minibatch,
+}
+
+/// Settings of an EP classifier fit.
+#[derive(Config, Debug)]
+pub struct EpConfig {
+    /// Training schedule.
+    #[config(default = "EpMode::Inner")]
+    pub mode: EpMode,
+    /// Hyperparameter steps in the batch modes (the paper: 250).
+    #[config(default = 250)]
+    pub iterations: usize,
+    /// Passes over the data in minibatch mode.
+    #[config(default = 10)]
+    pub epochs: usize,
+    /// Minibatch size (the paper: 200 = m; it asks for |B| ≤ m).
+    #[config(default = 200)]
+    pub batch_size: usize,
+    /// EP damping ρ; default 0.5 in the batch modes and 0.99 in minibatch mode (the paper).
+    pub damping: Option<f64>,
+    /// Initial per-coordinate step of the sign-adaptive rule (batch modes; the authors' code: 1e-2).
+    #[config(default = 1e-2)]
+    pub initial_step: f64,
+    /// Adadelta ρ (minibatch mode; the paper: 0.9).
+    #[config(default = 0.9)]
+    pub adadelta_rho: f64,
+    /// Adadelta ε (minibatch mode; the paper: 1e-5).
+    #[config(default = 1e-5)]
+    pub adadelta_epsilon: f64,
+    /// Outer mode: EP stops when no site changes by more than this.
+    #[config(default = 1e-8)]
+    pub ep_tolerance: f64,
+    /// Outer mode: most EP passes before a gradient step.
+    #[config(default = 1000)]
+    pub max_ep_passes: usize,
+    /// Seed of the minibatch order.
+    #[config(default = 0)]
+    pub seed: u64,
+    /// Show a progress bar.
+    #[config(default = true)]
+    pub progress: bool,
+}
+
+impl EpConfig {
+    /// The damping ρ this configuration uses.
+    pub fn damping_or_default(&self) -> f64 {
+        self.damping.unwrap_or(match self.mode {
+            EpMode::Minibatch => 0.99,
+            EpMode::Inner | EpMode::Outer => 0.5,
+        })
+    }
+}

@@ -1,0 +1,167 @@
+//! [`EpGpClassifier`]: a sparse GP binary classifier (probit) whose posterior over the inducing
+//! values is found by expectation propagation, one rank-one site per data point (Hernández-Lobato
+//! & Hernández-Lobato, "Scalable Gaussian process classification via expectation propagation").
+use burn::module::{Module, Param};
+use burn::tensor::{Device, Tensor, TensorData};
+use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
+use faer::{Mat, MatRef, Par};
+
+use super::posterior::{Fitc, WhitenedPosterior};
+use crate::error::{Error, Result};
+use crate::inducing::InducingPoints;
+use crate::kernels::Kernel;
+use crate::linalg::{cholesky, logdet_from_cholesky, solve_triangular, Triangle};
+use crate::models::check_inputs;
+use crate::special::tensor::log_ndtr;
+use crate::special::{log_ndtr as log_ndtr_scalar, norm_cdf};
+use crate::tensors::to_vec;
+
+/// A sparse EP GP classifier: latent `f ~ GP(0, k + σ0²δ)`, `p(y = ±1 | f) = Φ(y f)`, inducing
+/// inputs `Z`. The model holds the trainable pieces (kernel, `Z`, `log σ0²`); the EP sites live in
+/// [`super::EpSites`], owned by the trainer.
+///
+/// The additive noise σ0² (the paper's "additive noise parameter") is added to the diagonal of
+/// `K_uu` and to the prior variances `k_ii`, `k_**`, never to cross-covariances; `jitter` is added
+/// to `K_uu` on top of it.
+#[derive(Module, Debug)]
+pub struct EpGpClassifier<K: Module> {
+    /// The covariance function `k`.
+    pub kernel: K,
+    /// The inducing inputs `Z` `[m, d]`.
+    pub inducing: InducingPoints,
+    /// `log σ0²` `[1]`.
+    pub log_noise: Param<Tensor<1>>,
+    /// Extra jitter on the diagonal of `K_uu`.
+    pub jitter: f64,
+}
+
+/// The detached quantities of `q` and of the sites that the surrogate objective takes as constants
+/// (spec §2.7): `μ̄`, `R̄` (`Σ̄ = R̄R̄ᵀ`) and, per point, `w̄_i = Σ̄υ_i^{st}`, `κ̄_i`, `C̄_i`.
+#[derive(Clone, Debug)]
+pub struct FrozenPosterior {
+    /// `μ̄` `[m]`.
+    pub mu: Vec<f64>,
+    /// `R̄` `[m, m]` row-major.
+    pub r: Vec<f64>,
+    /// `w̄_i` as columns `[m, b]` row-major.
+    pub w: Vec<f64>,
+    /// `κ̄_i` `[b]`.
+    pub kappa: Vec<f64>,
+    /// `C̄_i` `[b]`.
+    pub cfac: Vec<f64>,
+}
+
+impl<K: Kernel> EpGpClassifier<K> {
+    /// A classifier from a kernel, inducing points and the initial σ0² (> 0).
+    pub fn new(kernel: K, inducing: InducingPoints, noise: f64, jitter: f64, device: &Device) -> Result<Self> {
+        if !(noise.is_finite() && noise > 0.0) {
+            return Err(Error::invalid("noise", format!("σ0² must be positive and finite, got {noise}")));
+        }
+        if !(jitter.is_finite() && jitter >= 0.0) {
+            return Err(Error::invalid("jitter", format!("must be non-negative, got {jitter}")));
+        }
+        let log_noise = Tensor::<1>::from_data(TensorData::new(vec![noise.ln()], [1]), device);
+        Ok(Self { kernel, inducing, log_noise: Param::from_tensor(log_noise), jitter })
+    }
+    /// Number of inducing points m.
+    pub fn num_inducing(&self) -> usize {
+        self.inducing.z().dims()[0]
+    }
+    /// Input dimension d.
+    pub fn input_dim(&self) -> usize {
+        self.inducing.z().dims()[1]
+    }
+    /// σ0² (differentiable) `[1]`.
+    pub fn noise(&self) -> Tensor<1> {
+        self.log_noise.val().exp()
+    }
+    /// `K_uu = k(Z, Z) + (σ0² + jitter) I` (differentiable).
+    pub fn kuu(&self) -> Tensor<2> {
+        let z = self.inducing.z();
+        let m = z.dims()[0];
+        let eye = Tensor::<2>::eye(m, &z.device());
+        let diag = self.noise().add_scalar(self.jitter).unsqueeze::<2>();
+        self.kernel.k(z.clone(), z) + eye * diag
+    }
+    /// The FITC quantities (`L`, `Ψ`, `s`) of the rows of `x` at the current hyperparameters, on the
+    /// host.
+    pub fn fitc(&self, x: &Tensor<2>) -> Result<Fitc> {
+        check_inputs("EpGpClassifier::fitc", x, Some(self.input_dim()))?;
+        let m = self.num_inducing();
+        let kuu = to_vec(self.kuu().detach());
+        let kuf = to_vec(self.kernel.k(self.inducing.z(), x.clone()).detach());
+        let noise = to_vec(self.noise().detach())[0];
+        let kdiag: Vec<f64> = to_vec(self.kernel.k_diag(x.clone()).detach()).into_iter().map(|v| v + noise).collect();
+        Fitc::new(&kuu, &kuf, &kdiag, m)
+    }
+
+    /// The surrogate objective `L̃(ξ)` of spec §2.7 on the rows `x` `[b, d]`, labels `y` `[b]` (±1):
+    /// `E_q̄[log N(u | 0, K_uu)] + scale · Σ_i log Φ(y_i a_i(ξ)/√b_i(ξ))`, with everything in
+    /// `frozen` held constant. Its gradient is the paper's eq. 4 (eq. 6 with `scale = n/|B|`).
+    pub fn surrogate(&self, x: Tensor<2>, y: &[f64], frozen: &FrozenPosterior, scale: f64) -> Result<Tensor<1>> {
+        let b = check_inputs("EpGpClassifier::surrogate", &x, Some(self.input_dim()))?;
+        let m = self.num_inducing();
+        let device = x.device();
+        if y.len() != b || frozen.kappa.len() != b || frozen.w.len() != m * b || frozen.r.len() != m * m {
+            return Err(Error::shape("EpGpClassifier::surrogate: labels / frozen posterior", b, y.len()));
+        }
+        let t2 = |v: &[f64], r: usize, c: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [r, c]), &device);
+        let l = cholesky(self.kuu())?;
+        // prior term: −Σ log L_jj − ½‖L⁻¹R̄‖² − ½‖L⁻¹μ̄‖² (constant −(m/2)log 2π left out)
+        let mu_r = Tensor::cat(vec![t2(&frozen.mu, m, 1), t2(&frozen.r, m, m)], 1); // [m, m + 1]
+        let whitened = solve_triangular(l.clone(), mu_r, Triangle::Lower, false)?;
+        let prior = logdet_from_cholesky(l.clone()).mul_scalar(-0.5) - whitened.powi_scalar(2).sum().mul_scalar(0.5);
+        // likelihood term
+        let kuf = self.kernel.k(self.inducing.z(), x.clone()); // [m, b]
+        let psi = solve_triangular(l.clone(), kuf, Triangle::Lower, false)?;
+        let ups = solve_triangular(l, psi.clone(), Triangle::Lower, true)?; // υ_i as columns
+        let col_sum = |t: Tensor<2>| t.sum_dim(0).reshape([b]);
+        let kdiag = self.kernel.k_diag(x) + self.noise();
+        let s = (kdiag - col_sum(psi.powi_scalar(2))).clamp_min(0.0);
+        let t1 = |v: &[f64]| Tensor::<1>::from_data(TensorData::new(v.to_vec(), [v.len()]), &device);
+        let r = col_sum(ups.clone() * t2(&frozen.w, m, b));
+        let a = col_sum(ups.clone() * t2(&frozen.mu, m, 1)) + r.clone() * t1(&frozen.kappa);
+        let rt_ups = t2(&frozen.r, m, m).transpose().matmul(ups);
+        let c = col_sum(rt_ups.powi_scalar(2)) + r.powi_scalar(2) * t1(&frozen.cfac);
+        let z = t1(y) * a / (s + c).add_scalar(1.0).sqrt();
+        let lik = log_ndtr(z).sum().mul_scalar(scale);
+        Ok(prior + lik)
+    }
+
+    /// Latent predictive mean `m*` and variance `s*` (σ0² included) at the rows of `x` under the
+    /// posterior `q` (spec §2.8, stable form): `m* = ψ*ᵀL_B⁻ᵀβ`, `s* = k** − ‖ψ*‖² + ‖L_B⁻¹ψ*‖²`.
+    pub fn predict_latent(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<(Vec<f64>, Vec<f64>)> {
+        let fitc = self.fitc(x)?;
+        if q.beta.len() != fitc.num_inducing() {
+            return Err(Error::shape(
+                "EpGpClassifier::predict_latent: posterior size",
+                fitc.num_inducing(),
+                q.beta.len(),
+            ));
+        }
+        let n = fitc.len();
+        let wm = q.whitened_mean();
+        let mut g: Mat<f64> = fitc.psi.clone();
+        solve_lower_triangular_in_place(q.lb.as_ref(), g.as_mut(), Par::Seq);
+        let psi: MatRef<'_, f64> = fitc.psi.as_ref();
+        let mean = (0..n).map(|i| psi.col(i).iter().zip(&wm).map(|(a, b)| a * b).sum()).collect();
+        // s_i = k_ii − ‖ψ_i‖² (already in fitc.s), plus ‖L_B⁻¹ψ_i‖²
+        let var = (0..n).map(|i| fitc.s[i] + g.col(i).iter().map(|v| v * v).sum::<f64>()).collect();
+        Ok((mean, var))
+    }
+
+    /// `p(y = +1 | x) = Φ(m*/√(1 + s*))` at the rows of `x`.
+    pub fn predict_proba(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<Vec<f64>> {
+        let (m, v) = self.predict_latent(x, q)?;
+        Ok(m.iter().zip(&v).map(|(m, v)| norm_cdf(m / (1.0 + v).sqrt())).collect())
+    }
+
+    /// `log p(y_i | x_i)` for labels `y = ±1`, by the stable log-CDF.
+    pub fn predict_log_density(&self, x: &Tensor<2>, y: &[f64], q: &WhitenedPosterior) -> Result<Vec<f64>> {
+        let (m, v) = self.predict_latent(x, q)?;
+        if y.len() != m.len() {
+            return Err(Error::shape("EpGpClassifier::predict_log_density: labels", m.len(), y.len()));
+        }
+        Ok(m.iter().zip(&v).zip(y).map(|((m, v), y)| log_ndtr_scalar(y * m / (1.0 + v).sqrt())).collect())
+    }
+}

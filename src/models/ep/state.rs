@@ -1,0 +1,71 @@
+//! [`EpState`]: the EP sites of the training points and, in minibatch mode, their stored
+//! directions and the site sums `S`, `e` in u-space (spec §3.1, §3.4). Not a Burn module: it is
+//! data-indexed and never differentiated.
+use faer::linalg::matmul::matmul;
+use faer::{Accum, Mat, MatRef, Par};
+
+use super::posterior::{EpSites, Fitc, WhitenedPosterior};
+use crate::error::Result;
+
+/// Site sums in u-space with the directions they were stored with (minibatch mode).
+#[derive(Clone, Debug)]
+pub struct SiteSums {
+    /// `υ_i^{st}` as columns `[m, n]`.
+    pub directions: Mat<f64>,
+    /// `S = Σ ν̃_i υ_iυ_iᵀ` `[m, m]`.
+    pub s: Mat<f64>,
+    /// `e = Σ μ̃_i υ_i` `[m]`.
+    pub e: Vec<f64>,
+}
+
+impl SiteSums {
+    /// No stored directions (every site zero).
+    pub fn zeros(m: usize, n: usize) -> Self {
+        Self { directions: Mat::zeros(m, n), s: Mat::zeros(m, m), e: vec![0.0; m] }
+    }
+    /// `S`, `e` recomputed from the stored directions and sites (removes drift; spec §3.4 step 10).
+    pub fn rebuild(&mut self, sites: &EpSites) {
+        let (m, n) = (self.directions.nrows(), self.directions.ncols());
+        let scaled = Mat::from_fn(m, n, |r, c| self.directions[(r, c)] * sites.nu[c]);
+        matmul(self.s.as_mut(), Accum::Replace, scaled.as_ref(), self.directions.transpose(), 1.0, Par::Seq);
+        self.e = (0..m).map(|r| (0..n).map(|c| self.directions[(r, c)] * sites.mu[c]).sum()).collect();
+    }
+    /// `q` from the sums at the current `L = chol(K_uu)`: `A = LᵀSL`, `Lᵀe`.
+    pub fn posterior(&self, l: MatRef<'_, f64>) -> Result<WhitenedPosterior> {
+        let m = l.nrows();
+        let mut sl = Mat::zeros(m, m);
+        matmul(sl.as_mut(), Accum::Replace, self.s.as_ref(), l, 1.0, Par::Seq);
+        let mut a = Mat::zeros(m, m);
+        matmul(a.as_mut(), Accum::Replace, l.transpose(), sl.as_ref(), 1.0, Par::Seq);
+        // symmetrise against round-off
+        let a = Mat::from_fn(m, m, |r, c| 0.5 * (a[(r, c)] + a[(c, r)]));
+        let lte: Vec<f64> = (0..m).map(|r| (0..m).map(|k| l[(k, r)] * self.e[k]).sum()).collect();
+        WhitenedPosterior::new(a, &lte)
+    }
+}
+
+/// The EP state of a training run.
+#[derive(Clone, Debug)]
+pub struct EpState {
+    /// One site per training point.
+    pub sites: EpSites,
+    /// Minibatch mode only: stored directions and site sums.
+    pub sums: Option<SiteSums>,
+    /// Site updates skipped because the cavity was improper, over the whole run.
+    pub skipped: usize,
+}
+
+impl EpState {
+    /// Zero sites for `n` points (`m` inducing points; `stored` keeps directions and sums).
+    pub fn new(n: usize, m: usize, stored: bool) -> Self {
+        Self { sites: EpSites::zeros(n), sums: stored.then(|| SiteSums::zeros(m, n)), skipped: 0 }
+    }
+    /// `q(u)` at the hyperparameters `fitc` was computed at: from the stored sums (minibatch) or
+    /// from the sites along the current directions (batch).
+    pub fn posterior(&self, fitc: &Fitc) -> Result<WhitenedPosterior> {
+        match &self.sums {
+            Some(sums) => sums.posterior(fitc.l.as_ref()),
+            None => WhitenedPosterior::from_sites(fitc, &self.sites.nu, &self.sites.mu),
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! Training an [`EpGpClassifier`]: EP site refinements interleaved with hyperparameter steps on
+//! the surrogate objective (spec §3.3–3.6), in the three modes of [`EpMode`].
+use std::cell::RefCell;
+
+use burn::module::Module;
+use burn::optim::GradientsParams;
+use burn::tensor::Tensor;
+use faer::linalg::matmul::matmul;
+use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
+use faer::{Accum, Mat, Par};
+
+use super::config::{EpConfig, EpMode};
+use super::model::{EpGpClassifier, FrozenPosterior};
+use super::posterior::{
+    cavity, ep_pass, run_ep, update_sites, Cavity, Fitc, PassReport, Projection, WhitenedPosterior, CAVITY_GUARD,
+};
+use super::site::{log_site_scale, tilted};
+use super::state::EpState;
+use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+use crate::models::select_rows;
+use crate::optim::{Adadelta, SignAdaptive};
+use crate::train::{fit_loop, History, StepIndex, TrainConfig};
+
+/// Retries of a step after a non-finite result, each with halved damping and step size.
+const MAX_BACKOFFS: usize = 6;
+
+/// A trained classifier with its EP state and the posterior at its final hyperparameters.
+#[derive(Debug)]
+pub struct EpFit<K: Module> {
+    /// The trained model.
+    pub model: EpGpClassifier<K>,
+    /// Sites (and, in minibatch mode, stored directions).
+    pub state: EpState,
+    /// `q(u)` at the final hyperparameters.
+    pub posterior: WhitenedPosterior,
+    /// Per-iteration (batch modes) or per-epoch (minibatch) objective, times and metrics.
+    pub history: History,
+    /// `log Z_q` on the training data at the end (batch modes; `None` in minibatch mode, where only
+    /// minibatch estimates exist during training).
+    pub log_marginal_likelihood: Option<f64>,
+}
+
+/// The surrogate's constants from `q`, its projections onto the current directions and the sites'
+/// cavities along them (spec §2.7): `w̄_i = Σ̄υ_i = R̄ G_i` with `G = L_B⁻¹Ψ`.
+pub fn frozen_posterior(q: &WhitenedPosterior, fitc: &Fitc, p: &Projection, cav: &[Cavity]) -> FrozenPosterior {
+    let (mu, r) = q.u_space(fitc.l.as_ref());
+    let (m, b) = (p.g.nrows(), p.g.ncols());
+    let mut w = Mat::zeros(m, b);
+    matmul(w.as_mut(), Accum::Replace, r.as_ref(), p.g.as_ref(), 1.0, Par::Seq);
+    let row_major = |a: &Mat<f64>| (0..a.nrows() * a.ncols()).map(|k| a[(k / a.ncols(), k % a.ncols())]).collect();
+    FrozenPosterior {
+        mu,
+        r: row_major(&r),
+        w: row_major(&w),
+        kappa: cav.iter().map(|c| c.kappa).collect(),
+        cfac: cav.iter().map(|c| c.cfac).collect(),
+    }
+}
+
+/// Cavities of sites `idx` along the directions `p` was projected on.
+fn cavities(p: &Projection, state: &EpState, idx: &[usize]) -> Vec<Cavity> {
+    idx.iter().enumerate().map(|(k, &i)| cavity(p.t_hat[k], p.v_hat[k], state.sites.nu[i], state.sites.mu[i])).collect()
+}
+
+/// `log Z_q` from `q`, its projection onto every training direction and the cavities.
+fn log_z_q_from(q: &WhitenedPosterior, fitc: &Fitc, y: &[f64], state: &EpState, cav: &[Cavity]) -> f64 {
+    let sites = &state.sites;
+    q.log_normaliser_ratio()
+        + cav
+            .iter()
+            .enumerate()
+            .map(|(i, c)| log_site_scale(tilted(y[i], c.a, c.c, fitc.s[i]).log_z, sites.nu[i], sites.mu[i], c.a, c.c))
+            .sum::<f64>()
+}
+
+/// Batch modes: sites refined on all points (one pass, or to convergence), then the surrogate's
+/// constants; also returns `log Z_q` at the new sites.
+fn batch_update(
+    fitc: &Fitc,
+    y: &[f64],
+    state: &mut EpState,
+    damping: f64,
+    outer: Option<(f64, usize)>,
+) -> Result<(FrozenPosterior, f64, PassReport)> {
+    let report = match outer {
+        Some((tol, max_passes)) => run_ep(fitc, y, &mut state.sites, damping, tol, max_passes)?.1,
+        None => ep_pass(fitc, y, &mut state.sites, damping)?,
+    };
+    state.skipped += report.skipped;
+    let q = WhitenedPosterior::from_sites(fitc, &state.sites.nu, &state.sites.mu)?;
+    let p = q.project(fitc.psi.as_ref());
+    let idx: Vec<usize> = (0..fitc.len()).collect();
+    let cav = cavities(&p, state, &idx);
+    let log_z = log_z_q_from(&q, fitc, y, state, &cav);
+    Ok((frozen_posterior(&q, fitc, &p, &cav), log_z, report))
+}
+
+/// `L⁻ᵀΨ`: the u-space directions `υ_i` as columns.
+fn directions(fitc: &Fitc) -> Mat<f64> {
+    let mut u = fitc.psi.clone();
+    solve_upper_triangular_in_place(fitc.l.transpose(), u.as_mut(), Par::Seq);
+    u
+}
+
+/// Minibatch mode (spec §3.4 steps 1–6) on the points `idx` (`fitc` and `y` hold just those
+/// points): cavities with the stored and the current directions, damped site updates,
+/// incremental site sums, then the surrogate's constants.
+pub fn minibatch_update(
+    fitc: &Fitc,
+    y: &[f64],
+    idx: &[usize],
+    state: &mut EpState,
+    damping: f64,
+) -> Result<(FrozenPosterior, PassReport)> {
+    let m = fitc.num_inducing();
+    let b = idx.len();
+    let sums = state.sums.as_ref().ok_or_else(|| Error::invalid("EpState", "minibatch mode needs stored site sums"))?;
+    let q = sums.posterior(fitc.l.as_ref())?;
+    let stored = Mat::from_fn(m, b, |r, k| sums.directions[(r, idx[k])]);
+    let mut psi_st = Mat::zeros(m, b);
+    matmul(psi_st.as_mut(), Accum::Replace, fitc.l.transpose(), stored.as_ref(), 1.0, Par::Seq);
+    let p = q.project(fitc.psi.as_ref());
+    let p_st = q.project(psi_st.as_ref());
+    let cav: Vec<Cavity> = (0..b)
+        .map(|k| {
+            let (nu, mu) = (state.sites.nu[idx[k]], state.sites.mu[idx[k]]);
+            let d = 1.0 - nu * p_st.v_hat[k];
+            if d <= CAVITY_GUARD || !d.is_finite() {
+                return Cavity { a: p.t_hat[k], c: p.v_hat[k], kappa: 0.0, cfac: 0.0, proper: false };
+            }
+            let (kappa, cfac) = ((nu * p_st.t_hat[k] - mu) / d, nu / d);
+            let r: f64 = p.g.col(k).iter().zip(p_st.g.col(k).iter()).map(|(a, b)| a * b).sum();
+            Cavity { a: p.t_hat[k] + r * kappa, c: p.v_hat[k] + cfac * r * r, kappa, cfac, proper: true }
+        })
+        .collect();
+    let old: Vec<(f64, f64)> = idx.iter().map(|&i| (state.sites.nu[i], state.sites.mu[i])).collect();
+    let report = update_sites(&mut state.sites, idx, y, &fitc.s, &cav, damping);
+    state.skipped += report.skipped;
+    // S ← S − Σ ν̃_old υ^{st}υ^{stᵀ} + Σ ν̃_new υυᵀ ;  e ← e − Σ μ̃_old υ^{st} + Σ μ̃_new υ
+    let ups = directions(fitc);
+    let sums = state.sums.as_mut().expect("checked above");
+    let new_scaled = Mat::from_fn(m, b, |r, k| ups[(r, k)] * state.sites.nu[idx[k]]);
+    let old_scaled = Mat::from_fn(m, b, |r, k| stored[(r, k)] * old[k].0);
+    matmul(sums.s.as_mut(), Accum::Add, new_scaled.as_ref(), ups.transpose(), 1.0, Par::Seq);
+    matmul(sums.s.as_mut(), Accum::Add, old_scaled.as_ref(), stored.transpose(), -1.0, Par::Seq);
+    for r in 0..m {
+        for k in 0..b {
+            sums.e[r] += state.sites.mu[idx[k]] * ups[(r, k)] - old[k].1 * stored[(r, k)];
+        }
+        for c in 0..r {
+            let v = 0.5 * (sums.s[(r, c)] + sums.s[(c, r)]);
+            sums.s[(r, c)] = v;
+            sums.s[(c, r)] = v;
+        }
+    }
+    for k in 0..b {
+        for r in 0..m {
+            sums.directions[(r, idx[k])] = ups[(r, k)];
+        }
+    }
+    let q = sums.posterior(fitc.l.as_ref())?;
+    let p = q.project(fitc.psi.as_ref());
+    let cav = cavities(&p, state, idx);
+    Ok((frozen_posterior(&q, fitc, &p, &cav), report))
+}
+
+impl<K: Kernel> EpGpClassifier<K> {
+    /// Trains on the rows of `x` `[n, d]` (an autodiff device) with labels `y` (±1) by `config`.
+    ///
+    /// `evaluate(model, q, epoch)` runs after every iteration (batch modes) or epoch (minibatch)
+    /// with the model and its posterior at the current hyperparameters; it returns named metrics
+    /// for the progress line and the [`History`]. The history's objective is `−log Z_q / n` in the
+    /// batch modes and the mean of `−L̃ / n` over the epoch's minibatches in minibatch mode.
+    ///
+    /// A step that produces a non-finite value is undone and retried with halved damping and
+    /// halved step sizes, up to 6 times; then training stops with an error naming the step.
+    pub fn fit<E>(self, x: &Tensor<2>, y: &[f64], config: &EpConfig, mut evaluate: E) -> Result<EpFit<K>>
+    where
+        E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
+    {
+        let n = crate::models::check_inputs("EpGpClassifier::fit", x, Some(self.input_dim()))?;
+        crate::data::check_binary_labels(y, n)?;
+        let m = self.num_inducing();
+        if m > n {
+            return Err(Error::invalid("inducing points", format!("m = {m} exceeds the {n} training points")));
+        }
+        let minibatch = config.mode == EpMode::Minibatch;
+        if minibatch && config.batch_size == 0 {
+            return Err(Error::invalid("batch_size", "must be positive"));
+        }
+        let state = RefCell::new(EpState::new(n, m, minibatch));
+        let train = TrainConfig {
+            epochs: if minibatch { config.epochs } else { config.iterations },
+            batch_size: if minibatch { config.batch_size } else { n },
+            lr: 1.0,
+            seed: config.seed,
+            progress: config.progress,
+        };
+        let mut optim = if minibatch {
+            Adadelta::new(config.adadelta_rho, config.adadelta_epsilon).init()
+        } else {
+            SignAdaptive::new(config.initial_step).init()
+        };
+        let outer = (config.mode == EpMode::Outer).then_some((config.ep_tolerance, config.max_ep_passes));
+        let mut damping = config.damping_or_default();
+        let mut lr_scale = 1.0;
+        let last_log_z = RefCell::new(None);
+        let step = |model: EpGpClassifier<K>, batch: &[usize], at: StepIndex| -> Result<(EpGpClassifier<K>, f64)> {
+            if minibatch && batch.len() == n.min(config.batch_size) && at.step % n.div_ceil(config.batch_size) == 1 {
+                let mut st = state.borrow_mut();
+                let EpState { sites, sums, .. } = &mut *st;
+                if let Some(sums) = sums.as_mut() {
+                    sums.rebuild(sites);
+                }
+            }
+            let xb = if minibatch { select_rows(x, batch) } else { x.clone() };
+            // batch modes see every point in its original order (the shuffled batch is all of 0..n)
+            let yb: Vec<f64> = if minibatch { batch.iter().map(|&i| y[i]).collect() } else { y.to_vec() };
+            let scale = n as f64 / batch.len() as f64;
+            let mut failure = String::new();
+            for _ in 0..=MAX_BACKOFFS {
+                let saved = state.borrow().clone();
+                let attempt = (|| -> Result<(Tensor<1>, Option<f64>)> {
+                    let fitc = model.fitc(&xb)?;
+                    let mut st = state.borrow_mut();
+                    let (frozen, log_z) = if minibatch {
+                        (minibatch_update(&fitc, &yb, batch, &mut st, damping)?.0, None)
+                    } else {
+                        let (frozen, log_z, _) = batch_update(&fitc, &yb, &mut st, damping, outer)?;
+                        (frozen, Some(log_z))
+                    };
+                    // the step rules act on the gradient of log Z_q itself (not of log Z_q / n)
+                    let loss = model.surrogate(xb.clone(), &yb, &frozen, scale)?.neg();
+                    Ok((loss, log_z))
+                })();
+                match attempt {
+                    Ok((loss, log_z)) => {
+                        let value = loss.clone().into_scalar::<f64>() / n as f64;
+                        if value.is_finite() && log_z.is_none_or(f64::is_finite) {
+                            let grads = GradientsParams::from_grads(loss.backward(), &model);
+                            let next = optim.step(lr_scale, model.clone(), grads);
+                            if next.fitc(&xb).is_ok() {
+                                *last_log_z.borrow_mut() = log_z;
+                                return Ok((next, log_z.map_or(value, |l| -l / n as f64)));
+                            }
+                            failure = "the step made K_uu singular or non-finite".into();
+                        } else {
+                            failure = format!("the objective became {value}");
+                        }
+                    }
+                    Err(e) => failure = e.to_string(),
+                }
+                *state.borrow_mut() = saved;
+                damping *= 0.5;
+                lr_scale *= 0.5;
+            }
+            Err(Error::NonFinite {
+                context: format!(
+                    "EP training at step {} (epoch {}): {failure}; damping and steps halved {MAX_BACKOFFS} times",
+                    at.step, at.epoch
+                ),
+                index: at.step,
+            })
+        };
+        let eval = |model: &EpGpClassifier<K>, epoch: usize| -> Result<Vec<(String, f64)>> {
+            let q = state.borrow().posterior(&model.fitc(x)?)?;
+            evaluate(model, &q, epoch)
+        };
+        let label = if minibatch { "−L̃/N" } else { "−logZq/N" };
+        let (model, history) = fit_loop(self, n, &train, label, step, eval)?;
+        let state = state.into_inner();
+        let posterior = state.posterior(&model.fitc(x)?)?;
+        let log_marginal_likelihood = if minibatch { None } else { *last_log_z.borrow() };
+        Ok(EpFit { model, state, posterior, history, log_marginal_likelihood })
+    }
+}
+
+impl<K: Kernel> EpFit<K> {
+    /// `p(y = +1 | x)` at the rows of `x`.
+    pub fn predict_proba(&self, x: &Tensor<2>) -> Result<Vec<f64>> {
+        self.model.predict_proba(x, &self.posterior)
+    }
+    /// Latent predictive mean and variance at the rows of `x`.
+    pub fn predict_latent(&self, x: &Tensor<2>) -> Result<(Vec<f64>, Vec<f64>)> {
+        self.model.predict_latent(x, &self.posterior)
+    }
+    /// `log p(y_i | x_i)` for labels ±1.
+    pub fn predict_log_density(&self, x: &Tensor<2>, y: &[f64]) -> Result<Vec<f64>> {
+        self.model.predict_log_density(x, y, &self.posterior)
+    }
+}
