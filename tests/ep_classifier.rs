@@ -506,3 +506,39 @@ fn bad_input_gives_typed_errors() {
     );
     assert!(matches!(r, Err(Error::InvalidArgument { .. })));
 }
+
+#[test]
+fn t10_sharded_training_equals_one_shard() {
+    use burn_gp::models::ep::{EpConfig, EpMode};
+    let ad = ad_device();
+    let (n, m) = (200, 10);
+    let (x, y, z) = random_problem(n, m, 51);
+    let xt = rows(&x, 2, &ad);
+    let run = |shards: usize, mode: EpMode| {
+        let config = EpConfig::new().with_mode(mode).with_iterations(10).with_shards(shards).with_progress(false);
+        model_2d(&z, &ad).fit(&xt, &y, &config, |_, _, _| Ok(vec![])).unwrap()
+    };
+    for mode in [EpMode::Inner, EpMode::Outer] {
+        let one = run(1, mode);
+        let params = |fit: &burn_gp::models::ep::EpFit<Rbf>| {
+            let mut v = host(fit.model.kernel.params.lengthscales.value());
+            v.extend(host(fit.model.kernel.params.variance.value()));
+            v.extend(host(fit.model.log_noise.val()));
+            v.extend(host(fit.model.inducing.z()));
+            v
+        };
+        let rel =
+            |a: &[f64], b: &[f64]| a.iter().zip(b).map(|(x, y)| (x - y).abs() / y.abs().max(1e-3)).fold(0.0, f64::max);
+        for k in [2, 3, 7] {
+            let many = run(k, mode);
+            let e_sites =
+                rel(&many.state.sites.nu, &one.state.sites.nu).max(rel(&many.state.sites.mu, &one.state.sites.mu));
+            let e_params = rel(&params(&many), &params(&one));
+            let (a, b) = (many.log_marginal_likelihood.unwrap(), one.log_marginal_likelihood.unwrap());
+            assert!(
+                e_sites < 1e-10 && e_params < 1e-10 && ((a - b) / b).abs() < 1e-10,
+                "{mode:?}, {k} shards: sites {e_sites}, params {e_params}, log Z_q {a} vs {b}"
+            );
+        }
+    }
+}

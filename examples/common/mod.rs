@@ -41,7 +41,7 @@ pub struct RunOptions {
     /// Print one final JSON line.
     #[arg(long)]
     pub json: bool,
-    /// Hide the progress bar (print one line per epoch instead).
+    /// Hide the progress bar (print progress lines instead: every epoch, or about 20 for long runs).
     #[arg(long)]
     pub no_progress: bool,
 }

@@ -142,7 +142,9 @@ where
             msg.push_str(&format!(" {k} {v:.4}"));
         }
         bar.set_message(msg.clone());
-        if !config.progress {
+        // without a bar, a line per epoch for short runs and about 20 lines for long ones
+        let every = (config.epochs / 20).max(1);
+        if !config.progress && (epoch == 1 || epoch % every == 0 || epoch == config.epochs) {
             eprintln!("{msg} ({:.2}s)", start.elapsed().as_secs_f64());
         }
         history.records.push(EpochRecord {

@@ -46,6 +46,10 @@ pub struct EpConfig {
     /// Outer mode: most EP passes before a gradient step.
     #[config(default = 1000)]
     pub max_ep_passes: usize,
+    /// Batch modes: number of data shards whose EP statistics are computed in parallel threads
+    /// and summed (data-parallel SEP); the result equals one shard up to summation order.
+    #[config(default = 1)]
+    pub shards: usize,
     /// Seed of the minibatch order.
     #[config(default = 0)]
     pub seed: u64,

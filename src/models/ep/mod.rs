@@ -10,6 +10,7 @@
 mod config;
 mod model;
 mod posterior;
+mod shards;
 mod site;
 mod state;
 mod train;
@@ -20,6 +21,7 @@ pub use posterior::{
     cavity, ep_pass, log_z_q, run_ep, update_sites, Cavity, EpSites, Fitc, PassReport, Projection, WhitenedPosterior,
     CAVITY_GUARD, MAX_SITE_PRECISION,
 };
+pub use shards::{posterior_from_shards, shard_ranges, sharded_frozen, sharded_pass, sharded_surrogate, Shards};
 pub use site::{log_site_scale, mills_and_gap, site_from_tilted, tilted, Tilted};
 pub use state::{EpState, SiteSums};
 pub use train::{frozen_posterior, minibatch_update, EpFit};

@@ -83,6 +83,16 @@ impl<K: Kernel> EpGpClassifier<K> {
         let diag = self.noise().add_scalar(self.jitter).unsqueeze::<2>();
         self.kernel.k(z.clone(), z) + eye * diag
     }
+    /// `L = chol(K_uu)` on the host.
+    pub fn chol_kuu(&self) -> Result<Mat<f64>> {
+        let m = self.num_inducing();
+        let kuu = to_vec(self.kuu().detach());
+        crate::linalg::host::cholesky_lower(&kuu, m).ok_or(Error::NotPositiveDefinite {
+            n: m,
+            jitter: self.jitter,
+            batch: 0,
+        })
+    }
     /// The FITC quantities (`L`, `Ψ`, `s`) of the rows of `x` at the current hyperparameters, on the
     /// host.
     pub fn fitc(&self, x: &Tensor<2>) -> Result<Fitc> {
@@ -99,6 +109,40 @@ impl<K: Kernel> EpGpClassifier<K> {
     /// `E_q̄[log N(u | 0, K_uu)] + scale · Σ_i log Φ(y_i a_i(ξ)/√b_i(ξ))`, with everything in
     /// `frozen` held constant. Its gradient is the paper's eq. 4 (eq. 6 with `scale = n/|B|`).
     pub fn surrogate(&self, x: Tensor<2>, y: &[f64], frozen: &FrozenPosterior, scale: f64) -> Result<Tensor<1>> {
+        Ok(self.surrogate_prior(frozen)? + self.surrogate_likelihood(x, y, frozen, scale)?)
+    }
+
+    /// The prior part of [`Self::surrogate`]: `−Σ log L_jj − ½‖L⁻¹R̄‖² − ½‖L⁻¹μ̄‖²` (the constant
+    /// `−(m/2) log 2π` left out), whose gradient is the paper's `−½ tr(M ∂K_uu/∂ξ)`.
+    pub fn surrogate_prior(&self, frozen: &FrozenPosterior) -> Result<Tensor<1>> {
+        let m = self.num_inducing();
+        if frozen.mu.len() != m || frozen.r.len() != m * m {
+            return Err(Error::shape("EpGpClassifier::surrogate_prior: frozen posterior", m, frozen.mu.len()));
+        }
+        let device = self.inducing.z().device();
+        let mu_r = Tensor::<2>::from_data(
+            TensorData::new(
+                (0..m)
+                    .flat_map(|r| std::iter::once(frozen.mu[r]).chain(frozen.r[r * m..(r + 1) * m].iter().copied()))
+                    .collect::<Vec<_>>(),
+                [m, m + 1],
+            ),
+            &device,
+        );
+        let l = cholesky(self.kuu())?;
+        let whitened = solve_triangular(l.clone(), mu_r, Triangle::Lower, false)?;
+        Ok(logdet_from_cholesky(l).mul_scalar(-0.5) - whitened.powi_scalar(2).sum().mul_scalar(0.5))
+    }
+
+    /// The data part of [`Self::surrogate`]: `scale · Σ_i log Φ(y_i a_i(ξ)/√b_i(ξ))` over the rows
+    /// of `x`; summing it over shards of the data gives the full-data term.
+    pub fn surrogate_likelihood(
+        &self,
+        x: Tensor<2>,
+        y: &[f64],
+        frozen: &FrozenPosterior,
+        scale: f64,
+    ) -> Result<Tensor<1>> {
         let b = check_inputs("EpGpClassifier::surrogate", &x, Some(self.input_dim()))?;
         let m = self.num_inducing();
         let device = x.device();
@@ -106,26 +150,20 @@ impl<K: Kernel> EpGpClassifier<K> {
             return Err(Error::shape("EpGpClassifier::surrogate: labels / frozen posterior", b, y.len()));
         }
         let t2 = |v: &[f64], r: usize, c: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [r, c]), &device);
+        let t1 = |v: &[f64]| Tensor::<1>::from_data(TensorData::new(v.to_vec(), [v.len()]), &device);
         let l = cholesky(self.kuu())?;
-        // prior term: −Σ log L_jj − ½‖L⁻¹R̄‖² − ½‖L⁻¹μ̄‖² (constant −(m/2)log 2π left out)
-        let mu_r = Tensor::cat(vec![t2(&frozen.mu, m, 1), t2(&frozen.r, m, m)], 1); // [m, m + 1]
-        let whitened = solve_triangular(l.clone(), mu_r, Triangle::Lower, false)?;
-        let prior = logdet_from_cholesky(l.clone()).mul_scalar(-0.5) - whitened.powi_scalar(2).sum().mul_scalar(0.5);
-        // likelihood term
         let kuf = self.kernel.k(self.inducing.z(), x.clone()); // [m, b]
         let psi = solve_triangular(l.clone(), kuf, Triangle::Lower, false)?;
         let ups = solve_triangular(l, psi.clone(), Triangle::Lower, true)?; // υ_i as columns
         let col_sum = |t: Tensor<2>| t.sum_dim(0).reshape([b]);
         let kdiag = self.kernel.k_diag(x) + self.noise();
         let s = (kdiag - col_sum(psi.powi_scalar(2))).clamp_min(0.0);
-        let t1 = |v: &[f64]| Tensor::<1>::from_data(TensorData::new(v.to_vec(), [v.len()]), &device);
         let r = col_sum(ups.clone() * t2(&frozen.w, m, b));
         let a = col_sum(ups.clone() * t2(&frozen.mu, m, 1)) + r.clone() * t1(&frozen.kappa);
         let rt_ups = t2(&frozen.r, m, m).transpose().matmul(ups);
         let c = col_sum(rt_ups.powi_scalar(2)) + r.powi_scalar(2) * t1(&frozen.cfac);
         let z = t1(y) * a / (s + c).add_scalar(1.0).sqrt();
-        let lik = log_ndtr(z).sum().mul_scalar(scale);
-        Ok(prior + lik)
+        Ok(log_ndtr(z).sum().mul_scalar(scale))
     }
 
     /// Latent predictive mean `m*` and variance `s*` (σ0² included) at the rows of `x` under the

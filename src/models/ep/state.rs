@@ -4,8 +4,12 @@
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 
-use super::posterior::{EpSites, Fitc, WhitenedPosterior};
+use burn::tensor::Tensor;
+
+use super::model::EpGpClassifier;
+use super::posterior::{EpSites, WhitenedPosterior};
 use crate::error::Result;
+use crate::kernels::Kernel;
 
 /// Site sums in u-space with the directions they were stored with (minibatch mode).
 #[derive(Clone, Debug)]
@@ -60,12 +64,15 @@ impl EpState {
     pub fn new(n: usize, m: usize, stored: bool) -> Self {
         Self { sites: EpSites::zeros(n), sums: stored.then(|| SiteSums::zeros(m, n)), skipped: 0 }
     }
-    /// `q(u)` at the hyperparameters `fitc` was computed at: from the stored sums (minibatch) or
-    /// from the sites along the current directions (batch).
-    pub fn posterior(&self, fitc: &Fitc) -> Result<WhitenedPosterior> {
+    /// `q(u)` of `model` for training inputs `x`: from the stored sums and the current `K_uu`
+    /// (minibatch mode, O(m³)) or from the sites along the current directions (batch, O(nm²)).
+    pub fn posterior<K: Kernel>(&self, model: &EpGpClassifier<K>, x: &Tensor<2>) -> Result<WhitenedPosterior> {
         match &self.sums {
-            Some(sums) => sums.posterior(fitc.l.as_ref()),
-            None => WhitenedPosterior::from_sites(fitc, &self.sites.nu, &self.sites.mu),
+            Some(sums) => sums.posterior(model.chol_kuu()?.as_ref()),
+            None => {
+                let fitc = model.fitc(x)?;
+                WhitenedPosterior::from_sites(&fitc, &self.sites.nu, &self.sites.mu)
+            }
         }
     }
 }

@@ -11,10 +11,8 @@ use faer::{Accum, Mat, Par};
 
 use super::config::{EpConfig, EpMode};
 use super::model::{EpGpClassifier, FrozenPosterior};
-use super::posterior::{
-    cavity, ep_pass, run_ep, update_sites, Cavity, Fitc, PassReport, Projection, WhitenedPosterior, CAVITY_GUARD,
-};
-use super::site::{log_site_scale, tilted};
+use super::posterior::{cavity, update_sites, Cavity, Fitc, PassReport, Projection, WhitenedPosterior, CAVITY_GUARD};
+use super::shards::{shard_ranges, sharded_frozen, sharded_pass, sharded_surrogate, Shards};
 use super::state::EpState;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
@@ -61,39 +59,6 @@ pub fn frozen_posterior(q: &WhitenedPosterior, fitc: &Fitc, p: &Projection, cav:
 /// Cavities of sites `idx` along the directions `p` was projected on.
 fn cavities(p: &Projection, state: &EpState, idx: &[usize]) -> Vec<Cavity> {
     idx.iter().enumerate().map(|(k, &i)| cavity(p.t_hat[k], p.v_hat[k], state.sites.nu[i], state.sites.mu[i])).collect()
-}
-
-/// `log Z_q` from `q`, its projection onto every training direction and the cavities.
-fn log_z_q_from(q: &WhitenedPosterior, fitc: &Fitc, y: &[f64], state: &EpState, cav: &[Cavity]) -> f64 {
-    let sites = &state.sites;
-    q.log_normaliser_ratio()
-        + cav
-            .iter()
-            .enumerate()
-            .map(|(i, c)| log_site_scale(tilted(y[i], c.a, c.c, fitc.s[i]).log_z, sites.nu[i], sites.mu[i], c.a, c.c))
-            .sum::<f64>()
-}
-
-/// Batch modes: sites refined on all points (one pass, or to convergence), then the surrogate's
-/// constants; also returns `log Z_q` at the new sites.
-fn batch_update(
-    fitc: &Fitc,
-    y: &[f64],
-    state: &mut EpState,
-    damping: f64,
-    outer: Option<(f64, usize)>,
-) -> Result<(FrozenPosterior, f64, PassReport)> {
-    let report = match outer {
-        Some((tol, max_passes)) => run_ep(fitc, y, &mut state.sites, damping, tol, max_passes)?.1,
-        None => ep_pass(fitc, y, &mut state.sites, damping)?,
-    };
-    state.skipped += report.skipped;
-    let q = WhitenedPosterior::from_sites(fitc, &state.sites.nu, &state.sites.mu)?;
-    let p = q.project(fitc.psi.as_ref());
-    let idx: Vec<usize> = (0..fitc.len()).collect();
-    let cav = cavities(&p, state, &idx);
-    let log_z = log_z_q_from(&q, fitc, y, state, &cav);
-    Ok((frozen_posterior(&q, fitc, &p, &cav), log_z, report))
 }
 
 /// `L⁻ᵀΨ`: the u-space directions `υ_i` as columns.
@@ -203,6 +168,7 @@ impl<K: Kernel> EpGpClassifier<K> {
             SignAdaptive::new(config.initial_step).init()
         };
         let outer = (config.mode == EpMode::Outer).then_some((config.ep_tolerance, config.max_ep_passes));
+        let shards = (!minibatch).then(|| shard_ranges(n, config.shards).map(|r| Shards::new(x, y, r))).transpose()?;
         let mut damping = config.damping_or_default();
         let mut lr_scale = 1.0;
         let last_log_z = RefCell::new(None);
@@ -222,17 +188,28 @@ impl<K: Kernel> EpGpClassifier<K> {
             for _ in 0..=MAX_BACKOFFS {
                 let saved = state.borrow().clone();
                 let attempt = (|| -> Result<(Tensor<1>, Option<f64>)> {
-                    let fitc = model.fitc(&xb)?;
                     let mut st = state.borrow_mut();
-                    let (frozen, log_z) = if minibatch {
-                        (minibatch_update(&fitc, &yb, batch, &mut st, damping)?.0, None)
-                    } else {
-                        let (frozen, log_z, _) = batch_update(&fitc, &yb, &mut st, damping, outer)?;
-                        (frozen, Some(log_z))
-                    };
                     // the step rules act on the gradient of log Z_q itself (not of log Z_q / n)
-                    let loss = model.surrogate(xb.clone(), &yb, &frozen, scale)?.neg();
-                    Ok((loss, log_z))
+                    match &shards {
+                        None => {
+                            let fitc = model.fitc(&xb)?;
+                            let frozen = minibatch_update(&fitc, &yb, batch, &mut st, damping)?.0;
+                            Ok((model.surrogate(xb.clone(), &yb, &frozen, scale)?.neg(), None))
+                        }
+                        Some(shards) => {
+                            let fitcs = shards.fitc(&model)?;
+                            let (tol, passes) = outer.unwrap_or((0.0, 1));
+                            for _ in 0..passes {
+                                let report = sharded_pass(&fitcs, shards, &mut st.sites, damping)?;
+                                st.skipped += report.skipped;
+                                if report.max_change < tol {
+                                    break;
+                                }
+                            }
+                            let (frozen, log_z) = sharded_frozen(&fitcs, shards, &st.sites)?;
+                            Ok((sharded_surrogate(&model, shards, &frozen)?.neg(), Some(log_z)))
+                        }
+                    }
                 })();
                 match attempt {
                     Ok((loss, log_z)) => {
@@ -240,7 +217,7 @@ impl<K: Kernel> EpGpClassifier<K> {
                         if value.is_finite() && log_z.is_none_or(f64::is_finite) {
                             let grads = GradientsParams::from_grads(loss.backward(), &model);
                             let next = optim.step(lr_scale, model.clone(), grads);
-                            if next.fitc(&xb).is_ok() {
+                            if next.chol_kuu().is_ok() {
                                 *last_log_z.borrow_mut() = log_z;
                                 return Ok((next, log_z.map_or(value, |l| -l / n as f64)));
                             }
@@ -264,13 +241,13 @@ impl<K: Kernel> EpGpClassifier<K> {
             })
         };
         let eval = |model: &EpGpClassifier<K>, epoch: usize| -> Result<Vec<(String, f64)>> {
-            let q = state.borrow().posterior(&model.fitc(x)?)?;
+            let q = state.borrow().posterior(model, x)?;
             evaluate(model, &q, epoch)
         };
         let label = if minibatch { "−L̃/N" } else { "−logZq/N" };
         let (model, history) = fit_loop(self, n, &train, label, step, eval)?;
         let state = state.into_inner();
-        let posterior = state.posterior(&model.fitc(x)?)?;
+        let posterior = state.posterior(&model, x)?;
         let log_marginal_likelihood = if minibatch { None } else { *last_log_z.borrow() };
         Ok(EpFit { model, state, posterior, history, log_marginal_likelihood })
     }

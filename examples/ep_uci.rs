@@ -1,0 +1,321 @@
+//! Sparse GP classification by EP (Hernández-Lobato & Hernández-Lobato) on the paper's UCI sets
+//! (PMLB copies): SEP, the GFITC-style outer scheme and SVI (our SVGP with a probit likelihood)
+//! from the same initial inducing inputs and hyperparameters, 90/10 random splits, m a fraction of
+//! the training rows. Prints mean ± sd over splits of the test NLL and error next to the paper's
+//! Table 1.
+//!
+//! ```text
+//! cargo run --release --example ep_uci -- --datasets pima,sonar --inducing 0.15,0.25,0.5 --splits 20
+//! ```
+//!
+//! `--json` prints one line per dataset × setting × mode,
+//! `{"example":"ep_uci","dataset":…,"inducing":…,"mode":…,"nll":…,"nll_sd":…,"error":…,"error_sd":…,"train_s":…,"splits":…,"paper_nll":…}`,
+//! with the SEP line last for each dataset × setting (so the final line is SEP on the last ones).
+//! `--splits-out DIR` writes each split's training and test row indices (`<dataset>_<k>.json`) so
+//! that peers (`benches/peers/gpy_ep.py`) can use the same splits.
+mod common;
+
+use std::path::PathBuf;
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::tensor::Tensor;
+use burn_gp::data::{load_pmlb_classification, random_split, signed_binary_labels, Standardiser};
+use burn_gp::inducing::{inducing_subset, InducingPoints};
+use burn_gp::kernels::{median_distance, Rbf};
+use burn_gp::likelihoods::BernoulliProbit;
+use burn_gp::models::ep::{EpConfig, EpGpClassifier, EpMode};
+use burn_gp::models::{Svgp, SvgpConfig};
+use burn_gp::tensors::{matrix, to_vec};
+use burn_gp::train::{fit, TrainConfig};
+use burn_gp::{Error, Result};
+use clap::Parser;
+
+/// Command line of the example.
+#[derive(Parser, Debug)]
+#[command(about = "Sparse GP classification by EP on UCI sets: SEP vs GFITC-style vs SVI (paper 001, Table 1)")]
+struct Args {
+    /// Comma-separated datasets: pima, sonar, australian, heart, ionosphere, breast, crabs.
+    #[arg(long, default_value = "pima,sonar,australian,heart,ionosphere")]
+    datasets: String,
+    /// Comma-separated numbers of inducing points as fractions of the training rows.
+    #[arg(long, default_value = "0.15,0.25,0.5")]
+    inducing: String,
+    /// Number of random 90/10 splits.
+    #[arg(long, default_value_t = 20)]
+    splits: usize,
+    /// Comma-separated methods: sep, gfitc, svi.
+    #[arg(long, default_value = "gfitc,svi,sep")]
+    modes: String,
+    /// Hyperparameter iterations of every method (the paper: 250).
+    #[arg(long, default_value_t = 250)]
+    iterations: usize,
+    /// Adam learning rate of SVI (full-batch).
+    #[arg(long, default_value_t = 0.01)]
+    svi_lr: f64,
+    /// Random seed (splits and initial inducing inputs; split k uses seed + k).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Data root (default: $BURN_GP_DATA, else ../shared/data).
+    #[arg(long)]
+    data: Option<PathBuf>,
+    /// Backend to run on (flex, ndarray, wgpu, cuda).
+    #[arg(long)]
+    device: Option<String>,
+    /// Write every split's row indices to this folder.
+    #[arg(long)]
+    splits_out: Option<PathBuf>,
+    /// Print one JSON line per dataset × setting × method.
+    #[arg(long)]
+    json: bool,
+    /// Hide the progress bars (print a few progress lines per run instead).
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// The local PMLB folder and the paper's Table 1 SEP/GFITC/SVI NLLs at 15 %, 25 %, 50 %.
+fn dataset(name: &str) -> Result<(&'static str, [[f64; 3]; 3])> {
+    // rows: GFITC, SEP, SVI; columns: m = 15 %, 25 %, 50 %
+    Ok(match name {
+        "australian" => ("australian", [[0.68, 0.68, 0.67], [0.69, 0.67, 0.64], [0.63, 0.63, 0.63]]),
+        "breast" => ("breast_w", [[0.10, 0.11, 0.11], [0.11, 0.11, 0.11], [0.10, 0.10, 0.10]]),
+        "crabs" => ("prnn_crabs", [[0.07, 0.06, 0.06], [0.06, 0.06, 0.06], [0.07, 0.07, 0.09]]),
+        "heart" => ("heart_statlog", [[0.43, 0.42, 0.42], [0.40, 0.41, 0.41], [0.39, 0.40, 0.40]]),
+        "ionosphere" => ("ionosphere", [[0.30, 0.29, 0.30], [0.26, 0.27, 0.27], [0.26, 0.27, 0.26]]),
+        "pima" => ("pima", [[0.54, 0.53, 0.53], [0.52, 0.51, 0.50], [0.49, 0.50, 0.49]]),
+        "sonar" => ("sonar", [[0.35, 0.35, 0.35], [0.33, 0.32, 0.29], [0.40, 0.40, 0.35]]),
+        other => return Err(Error::invalid("datasets", format!("unknown dataset `{other}`"))),
+    })
+}
+
+/// A method of the comparison.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Method {
+    Sep,
+    Gfitc,
+    Svi,
+}
+
+impl Method {
+    fn parse(s: &str) -> Result<Self> {
+        match s {
+            "sep" => Ok(Self::Sep),
+            "gfitc" => Ok(Self::Gfitc),
+            "svi" => Ok(Self::Svi),
+            other => Err(Error::invalid("modes", format!("unknown method `{other}` (sep, gfitc, svi)"))),
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Self::Sep => "sep",
+            Self::Gfitc => "gfitc",
+            Self::Svi => "svi",
+        }
+    }
+    /// Row of the paper's table.
+    fn paper_row(self) -> usize {
+        match self {
+            Self::Gfitc => 0,
+            Self::Sep => 1,
+            Self::Svi => 2,
+        }
+    }
+}
+
+/// One split, standardised with the training statistics.
+struct SplitData {
+    x_train: Vec<f64>,
+    y_train: Vec<f64>,
+    x_test: Vec<f64>,
+    y_test: Vec<f64>,
+    d: usize,
+}
+
+/// Test NLL, error and training seconds of one method on one split.
+struct Outcome {
+    nll: f64,
+    error: f64,
+    train_s: f64,
+}
+
+fn outcome(log_density: &[f64], y_test: &[f64], train_s: f64) -> Outcome {
+    let n = y_test.len() as f64;
+    Outcome {
+        nll: -log_density.iter().sum::<f64>() / n,
+        // a point is misclassified when its label has predictive probability below ½
+        error: log_density.iter().filter(|&&l| l < 0.5f64.ln()).count() as f64 / n,
+        train_s,
+    }
+}
+
+fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64) -> Result<Outcome> {
+    let backend = args.device.clone().unwrap_or_else(burn_gp::device::default_backend_name);
+    let base = burn_gp::device::device_with_precision(&backend, burn_gp::device::precision_from_env()?)?;
+    let dev = base.clone().autodiff();
+    let (n, d) = (data.y_train.len(), data.d);
+    let z = inducing_subset(&data.x_train, n, d, m, seed)?;
+    let ell = median_distance(&z, m, d, m, seed)?;
+    let kernel = Rbf::ard(d, ell, 1.0, &dev)?;
+    let inducing = InducingPoints::new(&z, m, d, &dev)?;
+    let x = matrix(data.x_train.clone(), n, d, &dev)?;
+    let x_test = matrix(data.x_test.clone(), data.y_test.len(), d, &base)?;
+    let t0 = Instant::now();
+    match method {
+        Method::Sep | Method::Gfitc => {
+            let mode = if method == Method::Sep { EpMode::Inner } else { EpMode::Outer };
+            let model = EpGpClassifier::new(kernel, inducing, 1e-3, 1e-10, &dev)?;
+            let config = EpConfig::new()
+                .with_mode(mode)
+                .with_iterations(args.iterations)
+                .with_seed(seed)
+                .with_progress(!args.no_progress);
+            let fitted = model.fit(&x, &data.y_train, &config, |_, _, _| Ok(vec![]))?;
+            let train_s = t0.elapsed().as_secs_f64();
+            let x_test = Tensor::from_data(x_test.to_data(), &dev);
+            Ok(outcome(&fitted.predict_log_density(&x_test, &data.y_test)?, &data.y_test, train_s))
+        }
+        Method::Svi => {
+            let targets: Vec<f64> = data.y_train.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
+            let y = matrix(targets, n, 1, &dev)?;
+            let model = SvgpConfig::new(n).with_seed(seed).init(kernel, inducing, BernoulliProbit::default(), &dev)?;
+            let config = TrainConfig {
+                epochs: args.iterations,
+                batch_size: n,
+                lr: args.svi_lr,
+                seed,
+                progress: !args.no_progress,
+            };
+            let (model, _) = fit(
+                model,
+                n,
+                &config,
+                |m: &Svgp<Rbf, InducingPoints, BernoulliProbit>, idx| m.minibatch_loss(&x, &y, idx),
+                |_, _| Ok(vec![]),
+            )?;
+            let train_s = t0.elapsed().as_secs_f64();
+            let model = model.valid();
+            let (mean, var) = model.predict_f(x_test)?;
+            let (mean, var) = (to_vec(mean), to_vec(var));
+            let log_density: Vec<f64> = mean
+                .iter()
+                .zip(&var)
+                .zip(&data.y_test)
+                .map(|((m, v), y)| burn_gp::special::log_ndtr(y * m / (1.0 + v).sqrt()))
+                .collect();
+            Ok(outcome(&log_density, &data.y_test, train_s))
+        }
+    }
+}
+
+fn mean_sd(v: &[f64]) -> (f64, f64) {
+    let n = v.len() as f64;
+    let mean = v.iter().sum::<f64>() / n;
+    let var = if v.len() > 1 { v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+    (mean, var.sqrt())
+}
+
+fn run(args: Args) -> Result<()> {
+    let root = burn_gp::data::data_root(args.data.as_deref())?;
+    let fractions: Vec<f64> = args
+        .inducing
+        .split(',')
+        .map(|s| s.trim().parse::<f64>().map_err(|_| Error::invalid("inducing", format!("`{s}` is not a number"))))
+        .collect::<Result<_>>()?;
+    if let Some(bad) = fractions.iter().find(|f| !(**f > 0.0 && **f <= 1.0)) {
+        return Err(Error::invalid("inducing", format!("fractions must be in (0, 1], got {bad}")));
+    }
+    let methods: Vec<Method> = args.modes.split(',').map(|s| Method::parse(s.trim())).collect::<Result<_>>()?;
+    // SEP last within each dataset × setting (the JSON contract's final line)
+    let mut ordered: Vec<Method> = methods.iter().copied().filter(|&m| m != Method::Sep).collect();
+    if methods.contains(&Method::Sep) {
+        ordered.push(Method::Sep);
+    }
+    if args.splits == 0 {
+        return Err(Error::invalid("splits", "must be at least 1"));
+    }
+    let mut rows = Vec::new();
+    for name in args.datasets.split(',').map(str::trim).filter(|s| !s.is_empty()) {
+        let (folder, paper) = dataset(name)?;
+        let (table, _) = load_pmlb_classification(&root, folder)?;
+        if table.num_classes() != 2 {
+            return Err(Error::invalid(
+                "datasets",
+                format!("`{name}` has {} classes; EP classification is binary", table.num_classes()),
+            ));
+        }
+        let (n_all, d) = (table.table.n, table.table.d);
+        let y_all = signed_binary_labels(table.labels())?;
+        let splits: Vec<SplitData> = (0..args.splits)
+            .map(|k| {
+                let split = random_split(n_all, 0.1, args.seed + k as u64)?;
+                if let Some(dir) = &args.splits_out {
+                    std::fs::create_dir_all(dir).map_err(|e| Error::Io { path: dir.clone(), source: e })?;
+                    let path = dir.join(format!("{name}_{k}.json"));
+                    let body = serde_json::json!({"dataset": folder, "train": split.train, "test": split.test});
+                    std::fs::write(&path, body.to_string()).map_err(|e| Error::Io { path, source: e })?;
+                }
+                let pick = |idx: &[usize]| -> (Vec<f64>, Vec<f64>) {
+                    let x = idx.iter().flat_map(|&i| table.table.x[i * d..(i + 1) * d].iter().copied()).collect();
+                    (x, idx.iter().map(|&i| y_all[i]).collect())
+                };
+                let ((x_train, y_train), (x_test, y_test)) = (pick(&split.train), pick(&split.test));
+                let st = Standardiser::fit(&x_train, y_train.len(), d)?;
+                Ok(SplitData { x_train: st.transform(&x_train)?, y_train, x_test: st.transform(&x_test)?, y_test, d })
+            })
+            .collect::<Result<_>>()?;
+        for &frac in &fractions {
+            let m = ((frac * splits[0].y_train.len() as f64).round() as usize).max(1);
+            for &method in &ordered {
+                let mut results = Vec::new();
+                for (k, data) in splits.iter().enumerate() {
+                    let r = run_method(method, &args, data, m, args.seed + k as u64)?;
+                    if !args.no_progress {
+                        eprintln!(
+                            "{name} m={m} {} split {k}: NLL {:.4}, error {:.4}, {:.2} s",
+                            method.name(),
+                            r.nll,
+                            r.error,
+                            r.train_s
+                        );
+                    }
+                    results.push(r);
+                }
+                let (nll, nll_sd) = mean_sd(&results.iter().map(|r| r.nll).collect::<Vec<_>>());
+                let (error, error_sd) = mean_sd(&results.iter().map(|r| r.error).collect::<Vec<_>>());
+                let (train_s, _) = mean_sd(&results.iter().map(|r| r.train_s).collect::<Vec<_>>());
+                let paper_nll = [0.15, 0.25, 0.5]
+                    .iter()
+                    .position(|p| (p - frac).abs() < 1e-9)
+                    .map(|c| paper[method.paper_row()][c]);
+                if args.json {
+                    println!(
+                        "{}",
+                        serde_json::json!({
+                            "example": "ep_uci", "dataset": name, "inducing": frac, "m": m, "mode": method.name(),
+                            "nll": nll, "nll_sd": nll_sd, "error": error, "error_sd": error_sd, "train_s": train_s,
+                            "splits": results.len(), "paper_nll": paper_nll,
+                        })
+                    );
+                }
+                rows.push((name.to_string(), frac, m, method, nll, nll_sd, error, error_sd, train_s, paper_nll));
+            }
+        }
+    }
+    if !args.json {
+        println!("| dataset | m | method | test NLL (ours) | test NLL (paper) | error | train s |");
+        println!("|---|---|---|---|---|---|---|");
+        for (name, frac, m, method, nll, nll_sd, error, error_sd, train_s, paper) in &rows {
+            let paper = paper.map_or("—".to_string(), |p| format!("{p:.2}"));
+            println!(
+                "| {name} | {:.0} % ({m}) | {} | {nll:.3} ± {nll_sd:.3} | {paper} | {error:.3} ± {error_sd:.3} | {train_s:.2} |",
+                frac * 100.0,
+                method.name().to_uppercase()
+            );
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    common::exit_on_error(run(Args::parse()));
+}
