@@ -16,7 +16,6 @@
 //! Paper (batch training, m = 200): SEP 2.7 % error, NLL 0.0694; SVI 2.2 %, 0.0655.
 mod common;
 
-use std::path::PathBuf;
 use std::time::Instant;
 
 use burn::module::Module;
@@ -63,18 +62,8 @@ struct Args {
     /// Random seed (inducing inputs, minibatch order).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Data root (default: $BURN_GP_DATA, else ../shared/data).
-    #[arg(long)]
-    data: Option<PathBuf>,
-    /// Backend to run on (flex, ndarray, wgpu, cuda).
-    #[arg(long)]
-    device: Option<String>,
-    /// Print one JSON line per method.
-    #[arg(long)]
-    json: bool,
-    /// Hide the progress bar (print progress lines instead).
-    #[arg(long)]
-    no_progress: bool,
+    #[command(flatten)]
+    opts: common::BasicOptions,
 }
 
 /// Standardised pixels and ±1 labels (odd = +1).
@@ -87,7 +76,7 @@ struct Data {
 }
 
 fn load(args: &Args) -> Result<Data> {
-    let root = data_root(args.data.as_deref())?;
+    let root = data_root(args.opts.data.as_deref())?;
     let train = load_mnist(&root, MnistVariant::Digits, Subset::Train)?.to_table()?;
     let test = load_mnist(&root, MnistVariant::Digits, Subset::Test)?.to_table()?;
     let keep = if args.train_size == 0 { train.n } else { args.train_size.min(train.n) };
@@ -111,9 +100,7 @@ fn metrics(log_density: &[f64]) -> (f64, f64) {
 }
 
 fn run(args: Args) -> Result<()> {
-    let backend = args.device.clone().unwrap_or_else(burn_gp::device::default_backend_name);
-    let base = burn_gp::device::device_with_precision(&backend, burn_gp::device::precision_from_env()?)?;
-    let dev = base.clone().autodiff();
+    let (base, dev) = args.opts.devices()?;
     let data = load(&args)?;
     let (n, d, m) = (data.y_train.len(), data.d, args.m);
     if args.batch > m {
@@ -136,7 +123,7 @@ fn run(args: Args) -> Result<()> {
                 } else {
                     EpConfig::new().with_mode(EpMode::Inner).with_iterations(args.iterations).with_shards(args.shards)
                 };
-                let config = config.with_seed(args.seed).with_progress(!args.no_progress && !args.json);
+                let config = config.with_seed(args.seed).with_progress(args.opts.progress());
                 let fitted = model.fit(&x, &data.y_train, &config, |_, _, _| Ok(vec![]))?;
                 fitted.predict_log_density(&x_test, &data.y_test)?
             }
@@ -150,7 +137,7 @@ fn run(args: Args) -> Result<()> {
                     batch_size: args.batch,
                     lr: 1.0,
                     seed: args.seed,
-                    progress: !args.no_progress && !args.json,
+                    progress: args.opts.progress(),
                 };
                 let mut optim = Adadelta::new(0.9, 1e-5).init();
                 let step = |model: Svgp<Rbf, InducingPoints, BernoulliProbit>, batch: &[usize], _| {
@@ -178,7 +165,7 @@ fn run(args: Args) -> Result<()> {
     // SEP last (the JSON contract's final line)
     rows.sort_by_key(|r| r.0.starts_with("sep"));
     for (mode, error, nll, train_s) in &rows {
-        if args.json {
+        if args.opts.json {
             println!(
                 "{}",
                 serde_json::json!({
@@ -189,7 +176,7 @@ fn run(args: Args) -> Result<()> {
             );
         }
     }
-    if !args.json {
+    if !args.opts.json {
         println!("MNIST odd vs even, m = {m}, minibatch {}, {} epochs, {n} training images", args.batch, args.epochs);
         println!("| method | test error | test NLL | train s | paper error / NLL (batch) |");
         println!("|---|---|---|---|---|");

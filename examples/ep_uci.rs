@@ -56,21 +56,11 @@ struct Args {
     /// Random seed (splits and initial inducing inputs; split k uses seed + k).
     #[arg(long, default_value_t = 0)]
     seed: u64,
-    /// Data root (default: $BURN_GP_DATA, else ../shared/data).
-    #[arg(long)]
-    data: Option<PathBuf>,
-    /// Backend to run on (flex, ndarray, wgpu, cuda).
-    #[arg(long)]
-    device: Option<String>,
     /// Write every split's row indices to this folder.
     #[arg(long)]
     splits_out: Option<PathBuf>,
-    /// Print one JSON line per dataset × setting × method.
-    #[arg(long)]
-    json: bool,
-    /// Hide the progress bars (print a few progress lines per run instead).
-    #[arg(long)]
-    no_progress: bool,
+    #[command(flatten)]
+    opts: common::BasicOptions,
 }
 
 /// The local PMLB folder and the paper's Table 1 SEP/GFITC/SVI NLLs at 15 %, 25 %, 50 %.
@@ -149,9 +139,7 @@ fn outcome(log_density: &[f64], y_test: &[f64], train_s: f64) -> Outcome {
 }
 
 fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64) -> Result<Outcome> {
-    let backend = args.device.clone().unwrap_or_else(burn_gp::device::default_backend_name);
-    let base = burn_gp::device::device_with_precision(&backend, burn_gp::device::precision_from_env()?)?;
-    let dev = base.clone().autodiff();
+    let (base, dev) = args.opts.devices()?;
     let (n, d) = (data.y_train.len(), data.d);
     let z = inducing_subset(&data.x_train, n, d, m, seed)?;
     let ell = median_distance(&z, m, d, m, seed)?;
@@ -168,7 +156,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .with_mode(mode)
                 .with_iterations(args.iterations)
                 .with_seed(seed)
-                .with_progress(!args.no_progress);
+                .with_progress(!args.opts.no_progress);
             let fitted = model.fit(&x, &data.y_train, &config, |_, _, _| Ok(vec![]))?;
             let train_s = t0.elapsed().as_secs_f64();
             let x_test = Tensor::from_data(x_test.to_data(), &dev);
@@ -183,7 +171,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 batch_size: n,
                 lr: args.svi_lr,
                 seed,
-                progress: !args.no_progress,
+                progress: !args.opts.no_progress,
             };
             let (model, _) = fit(
                 model,
@@ -215,7 +203,7 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 }
 
 fn run(args: Args) -> Result<()> {
-    let root = burn_gp::data::data_root(args.data.as_deref())?;
+    let root = burn_gp::data::data_root(args.opts.data.as_deref())?;
     let fractions: Vec<f64> = args
         .inducing
         .split(',')
@@ -269,7 +257,7 @@ fn run(args: Args) -> Result<()> {
                 let mut results = Vec::new();
                 for (k, data) in splits.iter().enumerate() {
                     let r = run_method(method, &args, data, m, args.seed + k as u64)?;
-                    if !args.no_progress {
+                    if !args.opts.no_progress {
                         eprintln!(
                             "{name} m={m} {} split {k}: NLL {:.4}, error {:.4}, {:.2} s",
                             method.name(),
@@ -287,7 +275,7 @@ fn run(args: Args) -> Result<()> {
                     .iter()
                     .position(|p| (p - frac).abs() < 1e-9)
                     .map(|c| paper[method.paper_row()][c]);
-                if args.json {
+                if args.opts.json {
                     println!(
                         "{}",
                         serde_json::json!({
@@ -301,7 +289,7 @@ fn run(args: Args) -> Result<()> {
             }
         }
     }
-    if !args.json {
+    if !args.opts.json {
         println!("| dataset | m | method | test NLL (ours) | test NLL (paper) | error | train s |");
         println!("|---|---|---|---|---|---|---|");
         for (name, frac, m, method, nll, nll_sd, error, error_sd, train_s, paper) in &rows {

@@ -58,7 +58,8 @@ Output: one JSON line per dataset x fraction, the key set of `ep_uci --json`:
    "error":..,"error_sd":..,"train_s":..,"splits":..,"splits_total":..,"paper_nll":null, ...}
 nll_sd / error_sd are sample sds (ddof 1; 0 for one split), train_s the mean over splits; `m` is
 that of the first split (as in ours).  A split that fails is reported on stderr and skipped;
-"splits" counts the successful ones, "splits_total" those found.
+"splits" counts the successful ones, "splits_total" those found; the exit status is 1 when any
+split (or data set) failed.
 """
 
 from __future__ import annotations
@@ -202,6 +203,7 @@ def run_split(args, x, y, spec: dict, frac: float, seed: int) -> dict:
             if iters > 0:
                 model.optimize(max_iters=iters)
     train_s = time.perf_counter() - t0
+    fevals = sum(int(getattr(o, "funct_eval", 0) or 0) for o in model.optimization_runs)
 
     mu, var = model._raw_predict(x_te)
     mu, var = mu.reshape(-1), var.reshape(-1)
@@ -214,6 +216,7 @@ def run_split(args, x, y, spec: dict, frac: float, seed: int) -> dict:
         "error": float(np.mean(logp < math.log(0.5))),
         "train_s": train_s,
         "objective": float(-model.log_likelihood()),
+        "fevals": fevals,
     }
 
 
@@ -269,8 +272,10 @@ def main() -> int:
                 results.append(r)
                 if args.verbose:
                     print(f"{name} m={r['m']} gpy_ep split {k}: NLL {r['nll']:.4f}, error {r['error']:.4f}, "
-                          f"{r['train_s']:.2f} s, -logZ_EP {r['objective']:.3f}", file=sys.stderr)
+                          f"{r['train_s']:.2f} s, -logZ_EP {r['objective']:.3f}, {r['fevals']} L-BFGS-B evaluations", file=sys.stderr)
             print(f"{name} frac {frac}: {len(results)}/{len(files)} splits succeeded", file=sys.stderr)
+            if len(results) < len(files):
+                status = 1
             if not results:
                 status = 1
                 continue

@@ -91,6 +91,39 @@ impl RunOptions {
     }
 }
 
+/// Data, device and output options of the examples that do not train with [`RunOptions`]'s
+/// single Adam schedule.
+#[derive(clap::Args, Debug, Clone)]
+pub struct BasicOptions {
+    /// Data root (default: $BURN_GP_DATA, else ../shared/data).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// Backend to run on (flex, ndarray, wgpu, cuda); default: the first compiled in.
+    #[arg(long)]
+    pub device: Option<String>,
+    /// Print JSON lines (see the example's documentation).
+    #[arg(long)]
+    pub json: bool,
+    /// Hide progress bars (print a few progress lines per run instead).
+    #[arg(long)]
+    pub no_progress: bool,
+}
+
+impl BasicOptions {
+    /// The evaluation device (precision from `BURN_GP_PRECISION`, else the backend's default) and
+    /// its autodiff twin for training.
+    pub fn devices(&self) -> burn_gp::Result<(Device, Device)> {
+        let backend = self.device.clone().unwrap_or_else(burn_gp::device::default_backend_name);
+        let base = burn_gp::device::device_with_precision(&backend, burn_gp::device::precision_from_env()?)?;
+        let train = base.clone().autodiff();
+        Ok((base, train))
+    }
+    /// Whether to draw progress bars.
+    pub fn progress(&self) -> bool {
+        !self.no_progress && !self.json
+    }
+}
+
 /// Prints `title` and a two-column markdown table of `(metric, value)` rows.
 pub fn print_table(title: &str, rows: &[(&str, String)]) {
     println!("{title}");
