@@ -542,3 +542,82 @@ fn t10_sharded_training_equals_one_shard() {
         }
     }
 }
+
+/// Standard sequential EP (Rasmussen & Williams, Alg. 3.5) for the probit likelihood on the n-dim
+/// prior `N(0, prior)`: site precisions `τ` and precision-means `ν`, to convergence.
+fn full_ep(prior: &[f64], y: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let n = y.len();
+    let (mut tau, mut nu) = (vec![0.0; n], vec![0.0; n]);
+    let posterior = |tau: &[f64], nu: &[f64]| {
+        // Σ = (K⁻¹ + diag τ)⁻¹, μ = Σν
+        let (kinv, _) = inverse_logdet(prior, n);
+        let p: Vec<f64> = (0..n * n).map(|k| kinv[k] + if k / n == k % n { tau[k / n] } else { 0.0 }).collect();
+        let (sigma, _) = inverse_logdet(&p, n);
+        let mu: Vec<f64> = (0..n).map(|r| (0..n).map(|c| sigma[r * n + c] * nu[c]).sum()).collect();
+        (sigma, mu)
+    };
+    for _sweep in 0..200 {
+        let mut change: f64 = 0.0;
+        for i in 0..n {
+            let (sigma, mu) = posterior(&tau, &nu);
+            let (tau_c, nu_c) = (1.0 / sigma[i * n + i] - tau[i], mu[i] / sigma[i * n + i] - nu[i]);
+            let (m_c, v_c) = (nu_c / tau_c, 1.0 / tau_c);
+            let z = y[i] * m_c / (1.0 + v_c).sqrt();
+            let (lambda, gap) = mills_and_gap(z);
+            let m_hat = m_c + y[i] * v_c * lambda / (1.0 + v_c).sqrt();
+            let v_hat = v_c - v_c * v_c * lambda * gap / (1.0 + v_c);
+            let (t_new, n_new) = (1.0 / v_hat - tau_c, m_hat / v_hat - nu_c);
+            change = change.max((t_new - tau[i]).abs()).max((n_new - nu[i]).abs());
+            tau[i] = t_new;
+            nu[i] = n_new;
+        }
+        if change < 1e-13 {
+            break;
+        }
+    }
+    (tau, nu)
+}
+
+#[test]
+fn t6_sites_map_to_full_ep_on_the_fitc_prior() {
+    let dev = device();
+    let cases: Vec<(Vec<f64>, Vec<f64>, EpGpClassifier<Rbf>, usize)> = vec![
+        {
+            let (x, y) = toy_a();
+            (x, y, toy_model(&TOY_Z, 0.8, 1e-3, &dev), 1)
+        },
+        {
+            let (x, y, z) = random_problem(60, 12, 61);
+            (x, y, model_2d(&z, &dev), 2)
+        },
+    ];
+    for (x, y, model, d) in cases {
+        let n = y.len();
+        let fitc = model.fitc(&rows(&x, d, &dev)).unwrap();
+        let sites = converge(&fitc, &y);
+        // the FITC prior on f: Q_ff + diag(s), Q_ff = ΨᵀΨ
+        let m = fitc.num_inducing();
+        let prior: Vec<f64> = (0..n * n)
+            .map(|k| {
+                let (i, j) = (k / n, k % n);
+                (0..m).map(|r| fitc.psi[(r, i)] * fitc.psi[(r, j)]).sum::<f64>() + if i == j { fitc.s[i] } else { 0.0 }
+            })
+            .collect();
+        let (tau, nu) = full_ep(&prior, &y);
+        for i in 0..n {
+            let k = 1.0 + tau[i] * fitc.s[i];
+            assert!(
+                (sites.nu[i] - tau[i] / k).abs() < 1e-8,
+                "n = {n}, site {i}: ν̃ {} vs τ/(1+τs) {}",
+                sites.nu[i],
+                tau[i] / k
+            );
+            assert!(
+                (sites.mu[i] - nu[i] / k).abs() < 1e-8,
+                "n = {n}, site {i}: μ̃ {} vs ν/(1+τs) {}",
+                sites.mu[i],
+                nu[i] / k
+            );
+        }
+    }
+}
