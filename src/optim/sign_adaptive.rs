@@ -71,3 +71,30 @@ impl Optimizer for SignAdaptive {
         SignAdaptiveState { step: state.step.to_device(device), previous: state.previous.to_device(device) }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use burn::tensor::TensorData;
+
+    fn t(v: &[f64]) -> Tensor<1> {
+        Tensor::from_data(TensorData::new(v.to_vec(), [v.len()]), &crate::device::default_device().unwrap())
+    }
+    fn host(x: Tensor<1>) -> Vec<f64> {
+        crate::tensors::to_vec(x)
+    }
+
+    /// Steps grow by 1.02 where the gradient keeps its sign, halve where it flips, and the update
+    /// is `η·g` (not `η·sign(g)`).
+    #[test]
+    fn steps_follow_the_sign_rule() {
+        let opt = SignAdaptive::default();
+        let (x1, s1) = opt.step(1.0, t(&[1.0, 1.0]), t(&[2.0, -3.0]), None);
+        assert_eq!(host(x1.clone()), vec![1.0 - 0.02, 1.0 + 0.03]);
+        let (x2, s2) = opt.step(1.0, x1, t(&[1.0, 4.0]), s1);
+        let s2 = s2.unwrap();
+        assert_eq!(host(s2.step.clone()), vec![0.01 * 1.02, 0.01 * 0.5]);
+        let x2 = host(x2);
+        assert!((x2[0] - (0.98 - 0.0102)).abs() < 1e-15 && (x2[1] - (1.03 - 0.02)).abs() < 1e-15);
+    }
+}
