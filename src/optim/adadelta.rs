@@ -76,11 +76,11 @@ mod tests {
         let opt = Adadelta::new(rho, eps);
         let (x1, s1) = opt.step(1.0, t(0.0), t(2.0), None);
         let eg2 = (1.0 - rho) * 4.0;
-        let d1 = (eps as f64).sqrt() / (eg2 + eps).sqrt() * 2.0;
+        let d1 = eps.sqrt() / (eg2 + eps).sqrt() * 2.0;
         let ed2 = (1.0 - rho) * d1 * d1;
         let (x2, _) = opt.step(1.0, x1.clone(), t(-1.0), s1);
         let eg2b = rho * eg2 + (1.0 - rho) * 1.0;
-        let d2 = (ed2 + eps).sqrt() / (eg2b + eps).sqrt() * -1.0;
+        let d2 = -((ed2 + eps).sqrt() / (eg2b + eps).sqrt());
         let v = |x: Tensor<1>| crate::tensors::to_vec(x)[0];
         assert!((v(x1) + d1).abs() < 1e-15);
         assert!((v(x2) - (-d1 - d2)).abs() < 1e-15);
