@@ -581,7 +581,9 @@ fn full_ep(prior: &[f64], y: &[f64]) -> (Vec<f64>, Vec<f64>) {
 #[test]
 fn t6_sites_map_to_full_ep_on_the_fitc_prior() {
     let dev = device();
-    let cases: Vec<(Vec<f64>, Vec<f64>, EpGpClassifier<Rbf>, usize)> = vec![
+    /// inputs, labels, model, input dimension
+    type Case = (Vec<f64>, Vec<f64>, EpGpClassifier<Rbf>, usize);
+    let cases: Vec<Case> = vec![
         {
             let (x, y) = toy_a();
             (x, y, toy_model(&TOY_Z, 0.8, 1e-3, &dev), 1)
