@@ -90,3 +90,51 @@ fn svgp_f32_gpu_agrees_with_f64_cpu() {
     println!("elbo {re:.2e}, probit elbo {rc:.2e}, mean {rm:.2e}, var {rv:.2e}");
     assert!(re < TOL_ELBO && rc < TOL_ELBO && rm < TOL_PRED && rv < TOL_PRED);
 }
+
+/// Deep GP (paper 004, spec T23): the approximate-EP energy of a DGP-2 and its predictions.
+#[test]
+fn deep_gp_f32_gpu_agrees_with_f64_cpu() {
+    use burn_gp::models::DeepGpConfig;
+    let (n, d) = (60, 2);
+    let x: Vec<f64> = uniform(n * d, 5).iter().map(|v| 2.0 * v).collect();
+    let y: Vec<f64> = (0..n).map(|i| (2.0 * x[i * d]).sin() * x[i * d + 1]).collect();
+    let xs = uniform(20 * d, 6);
+    let run = |dev: &Device| {
+        let model = DeepGpConfig::new(d).with_num_inducing(8).init(&x, &y, n, d, dev).unwrap();
+        let energy = scalar(model.energy(t2(x.clone(), n, d, dev), t2(y.clone(), n, 1, dev)).unwrap());
+        let (mean, var) = model.predict(t2(xs.clone(), 20, d, dev)).unwrap();
+        (energy, host(mean), host(var))
+    };
+    let (e64, m64, v64) = run(&cpu());
+    let (e32, m32, v32) = run(&gpu());
+    let re = ((e32 - e64) / e64).abs();
+    let (rm, rv) = (max_rel_err(&m32, &m64, 1e-1), max_rel_err(&v32, &v64, 1e-2));
+    println!("deep GP energy {re:.2e}, mean {rm:.2e}, var {rv:.2e}");
+    assert!(re < TOL_PRED && rm < TOL_PRED && rv < TOL_PRED);
+}
+
+/// EP classifier (paper 001, spec T15): converged log Z_q and predictive probabilities on Toy A
+/// (EP itself runs on the host in f64; the kernel matrices come from the device).
+#[test]
+fn ep_classifier_f32_gpu_agrees_with_f64_cpu() {
+    use burn_gp::models::ep::{log_z_q, run_ep, EpGpClassifier, EpSites, WhitenedPosterior};
+    let x: Vec<f64> = (0..20).map(|i| -3.0 + 6.0 * i as f64 / 19.0).collect();
+    let y: Vec<f64> = x.iter().map(|&x| if (1.3 * x + 0.4f64).sin() > 0.0 { 1.0 } else { -1.0 }).collect();
+    let z = [-2.5, -1.2, 0.1, 1.3, 2.6];
+    let run = |dev: &Device| {
+        let kernel = Rbf::new(&[0.8f64.sqrt()], 2.0, dev).unwrap();
+        let model = EpGpClassifier::new(kernel, InducingPoints::new(&z, 5, 1, dev).unwrap(), 1e-3, 0.0, dev).unwrap();
+        let fitc = model.fitc(&t2(x.clone(), 20, 1, dev)).unwrap();
+        let mut sites = EpSites::zeros(20);
+        run_ep(&fitc, &y, &mut sites, 0.5, 1e-12, 2000).unwrap();
+        let q = WhitenedPosterior::from_sites(&fitc, &sites.nu, &sites.mu).unwrap();
+        let p = model.predict_proba(&t2(vec![-2.0, 0.0, 0.5, 2.5], 4, 1, dev), &q).unwrap();
+        (log_z_q(&fitc, &y, &sites).unwrap(), p)
+    };
+    let (l64, p64) = run(&cpu());
+    let (l32, p32) = run(&gpu());
+    let rl = ((l32 - l64) / l64).abs();
+    let rp = p32.iter().zip(&p64).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+    println!("EP log Z_q {rl:.2e}, probabilities {rp:.2e}");
+    assert!(rl < 1e-3 && rp < 1e-3);
+}
