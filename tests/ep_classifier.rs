@@ -623,3 +623,29 @@ fn t6_sites_map_to_full_ep_on_the_fitc_prior() {
         }
     }
 }
+
+#[test]
+fn a_step_can_be_undone_from_its_snapshot() {
+    use burn_gp::models::ep::{minibatch_update, EpState};
+    let dev = device();
+    let (n, m) = (80, 8);
+    let (x, y, z) = random_problem(n, m, 71);
+    let fitc = model_2d(&z, &dev).fitc(&rows(&x, 2, &dev)).unwrap();
+    let mut state = EpState::new(n, m, true);
+    let first: Vec<usize> = (0..20).collect();
+    let yb: Vec<f64> = first.iter().map(|&i| y[i]).collect();
+    minibatch_update(&fitc.select(&first), &yb, &first, &mut state, 0.99).unwrap();
+    let before = state.clone();
+    let batch: Vec<usize> = (10..40).collect();
+    let snapshot = state.snapshot(&batch);
+    let yb: Vec<f64> = batch.iter().map(|&i| y[i]).collect();
+    minibatch_update(&fitc.select(&batch), &yb, &batch, &mut state, 0.99).unwrap();
+    assert_ne!(state.sites.nu, before.sites.nu);
+    state.restore(snapshot);
+    assert_eq!(state.sites.nu, before.sites.nu);
+    assert_eq!(state.sites.mu, before.sites.mu);
+    let (a, b) = (state.sums.as_ref().unwrap(), before.sums.as_ref().unwrap());
+    assert_eq!(a.e, b.e);
+    assert!((0..m).all(|r| (0..m).all(|c| a.s[(r, c)] == b.s[(r, c)])));
+    assert!((0..m).all(|r| (0..n).all(|c| a.directions[(r, c)] == b.directions[(r, c)])));
+}

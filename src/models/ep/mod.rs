@@ -23,5 +23,5 @@ pub use posterior::{
 };
 pub use shards::{posterior_from_shards, shard_ranges, sharded_frozen, sharded_pass, sharded_surrogate, Shards};
 pub use site::{log_site_scale, mills_and_gap, site_from_tilted, tilted, Tilted};
-pub use state::{EpState, SiteSums};
+pub use state::{EpState, SiteSums, Snapshot};
 pub use train::{frozen_posterior, minibatch_update, EpFit};

@@ -48,6 +48,18 @@ impl SiteSums {
     }
 }
 
+/// What one step can change of an [`EpState`], kept to undo the step: every site in the batch
+/// modes; in minibatch mode the batch's sites and stored directions and the site sums (not the
+/// whole `[m, n]` direction matrix).
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    idx: Vec<usize>,
+    nu: Vec<f64>,
+    mu: Vec<f64>,
+    sums: Option<(Mat<f64>, Vec<f64>, Mat<f64>)>,
+    skipped: usize,
+}
+
 /// The EP state of a training run.
 #[derive(Clone, Debug)]
 pub struct EpState {
@@ -63,6 +75,38 @@ impl EpState {
     /// Zero sites for `n` points (`m` inducing points; `stored` keeps directions and sums).
     pub fn new(n: usize, m: usize, stored: bool) -> Self {
         Self { sites: EpSites::zeros(n), sums: stored.then(|| SiteSums::zeros(m, n)), skipped: 0 }
+    }
+    /// The parts of the state a step on the points `idx` can change.
+    pub fn snapshot(&self, idx: &[usize]) -> Snapshot {
+        let sums = self.sums.as_ref().map(|sm| {
+            let m = sm.directions.nrows();
+            let cols = Mat::from_fn(m, idx.len(), |r, k| sm.directions[(r, idx[k])]);
+            (sm.s.clone(), sm.e.clone(), cols)
+        });
+        Snapshot {
+            idx: idx.to_vec(),
+            nu: idx.iter().map(|&i| self.sites.nu[i]).collect(),
+            mu: idx.iter().map(|&i| self.sites.mu[i]).collect(),
+            sums,
+            skipped: self.skipped,
+        }
+    }
+    /// Undoes everything since `snapshot` was taken.
+    pub fn restore(&mut self, snapshot: Snapshot) {
+        for (k, &i) in snapshot.idx.iter().enumerate() {
+            self.sites.nu[i] = snapshot.nu[k];
+            self.sites.mu[i] = snapshot.mu[k];
+        }
+        if let (Some(sm), Some((s, e, cols))) = (self.sums.as_mut(), snapshot.sums) {
+            sm.s = s;
+            sm.e = e;
+            for (k, &i) in snapshot.idx.iter().enumerate() {
+                for r in 0..cols.nrows() {
+                    sm.directions[(r, i)] = cols[(r, k)];
+                }
+            }
+        }
+        self.skipped = snapshot.skipped;
     }
     /// `q(u)` of `model` for training inputs `x`: from the stored sums and the current `K_uu`
     /// (minibatch mode, O(m³)) or from the sites along the current directions (batch, O(nm²)).

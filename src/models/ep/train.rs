@@ -1,6 +1,6 @@
 //! Training an [`EpGpClassifier`]: EP site refinements interleaved with hyperparameter steps on
 //! the surrogate objective (spec §3.3–3.6), in the three modes of [`EpMode`].
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 
 use burn::module::Module;
 use burn::optim::GradientsParams;
@@ -172,8 +172,13 @@ impl<K: Kernel> EpGpClassifier<K> {
         let mut damping = config.damping_or_default();
         let mut lr_scale = 1.0;
         let last_log_z = RefCell::new(None);
+        // minibatch mode rebuilds S and e from the stored sites at the start of every epoch
+        let current_epoch = Cell::new(0);
+        // the points a step touches: the batch, or every point in the batch modes
+        let all: Vec<usize> = (0..n).collect();
         let step = |model: EpGpClassifier<K>, batch: &[usize], at: StepIndex| -> Result<(EpGpClassifier<K>, f64)> {
-            if minibatch && batch.len() == n.min(config.batch_size) && at.step % n.div_ceil(config.batch_size) == 1 {
+            if minibatch && at.epoch != current_epoch.get() {
+                current_epoch.set(at.epoch);
                 let mut st = state.borrow_mut();
                 let EpState { sites, sums, .. } = &mut *st;
                 if let Some(sums) = sums.as_mut() {
@@ -186,7 +191,7 @@ impl<K: Kernel> EpGpClassifier<K> {
             let scale = n as f64 / batch.len() as f64;
             let mut failure = String::new();
             for _ in 0..=MAX_BACKOFFS {
-                let saved = state.borrow().clone();
+                let saved = state.borrow().snapshot(if minibatch { batch } else { &all });
                 let attempt = (|| -> Result<(Tensor<1>, Option<f64>)> {
                     let mut st = state.borrow_mut();
                     // the step rules act on the gradient of log Z_q itself (not of log Z_q / n)
@@ -228,7 +233,7 @@ impl<K: Kernel> EpGpClassifier<K> {
                     }
                     Err(e) => failure = e.to_string(),
                 }
-                *state.borrow_mut() = saved;
+                state.borrow_mut().restore(saved);
                 damping *= 0.5;
                 lr_scale *= 0.5;
             }
