@@ -123,14 +123,45 @@ macro_rules! dispatch_simd {
     }};
 }
 
+/// Length of the cache of one contraction: the upper triangle of every `(g, b)` block of
+/// `exp(u vᵀ)`, row by row.
+pub fn exp_bilinear_cache_len(d: ExpBilinearDims) -> usize {
+    d.g * d.b * d.m * (d.m + 1) / 2
+}
+
+/// Offset of row `i` of one block's upper triangle in the cache (rows `i..M` long).
+fn cache_row(m: usize, i: usize) -> usize {
+    // Σ_{r<i} (m − r)
+    i * m - i * i.saturating_sub(1) / 2
+}
+
 /// Forward pass on row-major host buffers: `out` `[G, B, P]`.
 pub fn exp_bilinear_forward(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims) -> Vec<f64> {
-    dispatch_simd!(forward_impl(u, v, w, d))
+    forward_dispatch(u, v, w, d, None)
+}
+
+fn forward_dispatch(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims, cache: Option<&mut [f64]>) -> Vec<f64> {
+    dispatch_simd!(forward_impl(u, v, w, d, cache))
+}
+
+/// [`exp_bilinear_forward`] that also returns the upper triangles of `exp(u vᵀ)` (of length
+/// [`exp_bilinear_cache_len`]) for [`exp_bilinear_backward_cached`].
+pub fn exp_bilinear_forward_cached(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims) -> (Vec<f64>, Vec<f64>) {
+    let mut cache = vec![0.0; exp_bilinear_cache_len(d)];
+    let out = forward_dispatch(u, v, w, d, Some(&mut cache));
+    (out, cache)
 }
 
 #[inline(always)]
-fn forward_impl<const FMA: bool>(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims) -> Vec<f64> {
+fn forward_impl<const FMA: bool>(
+    u: &[f64],
+    v: &[f64],
+    w: &[f64],
+    d: ExpBilinearDims,
+    mut cache: Option<&mut [f64]>,
+) -> Vec<f64> {
     let ExpBilinearDims { g, b, m, k, p } = d;
+    let tri = m * (m + 1) / 2;
     let mut out = vec![0.0; g * b * p];
     let mut vt = vec![0.0; k * m];
     let mut row = vec![0.0; m];
@@ -143,6 +174,10 @@ fn forward_impl<const FMA: bool>(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinear
             for i in 0..m {
                 let row = &mut row[..m - i];
                 exp_row::<FMA>(&u[blk + i * k..blk + (i + 1) * k], &vt, m, i, row);
+                if let Some(c) = cache.as_deref_mut() {
+                    let at = (gi * b + bi) * tri + cache_row(m, i);
+                    c[at..at + m - i].copy_from_slice(row);
+                }
                 for (pi, op) in o.iter_mut().enumerate() {
                     let w_row = &wg[(pi * m + i) * m + i..(pi * m + i + 1) * m];
                     *op += 2.0 * dot::<FMA>(row, w_row) - row[0] * w_row[0];
@@ -165,7 +200,20 @@ pub fn exp_bilinear_backward(
     gout: &[f64],
     d: ExpBilinearDims,
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
-    dispatch_simd!(backward_impl(u, v, w, gout, d))
+    dispatch_simd!(backward_impl(u, v, w, gout, d, None))
+}
+
+/// [`exp_bilinear_backward`] reading `exp(u vᵀ)` from the forward pass's cache instead of
+/// recomputing it.
+pub fn exp_bilinear_backward_cached(
+    u: &[f64],
+    v: &[f64],
+    w: &[f64],
+    gout: &[f64],
+    cache: &[f64],
+    d: ExpBilinearDims,
+) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
+    dispatch_simd!(backward_impl(u, v, w, gout, d, Some(cache)))
 }
 
 #[inline(always)]
@@ -175,8 +223,10 @@ fn backward_impl<const FMA: bool>(
     w: &[f64],
     gout: &[f64],
     d: ExpBilinearDims,
+    cache: Option<&[f64]>,
 ) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let ExpBilinearDims { g, b, m, k, p } = d;
+    let tri = m * (m + 1) / 2;
     let mut gu = vec![0.0; g * b * m * k];
     let mut gv = vec![0.0; g * b * m * k];
     let mut gw = vec![0.0; g * p * m * m];
@@ -195,7 +245,13 @@ fn backward_impl<const FMA: bool>(
             for i in 0..m {
                 let u_row = &u[blk + i * k..blk + (i + 1) * k];
                 let (row, s) = (&mut row[..m - i], &mut s[..m - i]);
-                exp_row::<FMA>(u_row, &vt, m, i, row);
+                match cache {
+                    Some(c) => {
+                        let at = (gi * b + bi) * tri + cache_row(m, i);
+                        row.copy_from_slice(&c[at..at + m - i]);
+                    }
+                    None => exp_row::<FMA>(u_row, &vt, m, i, row),
+                }
                 s.fill(0.0);
                 for (pi, &gp) in go.iter().enumerate() {
                     let at = (pi * m + i) * m + i;
@@ -299,6 +355,10 @@ mod tests {
             exp_bilinear_forward(&u, &v, &w, d).iter().zip(&gout).map(|(a, b)| a * b).sum()
         };
         let (gu, gv, gw) = exp_bilinear_backward(&u, &v, &w, &gout, d);
+        // the cached path (forward keeps exp(u vᵀ)) gives the same values and gradients
+        let (out_c, cache) = exp_bilinear_forward_cached(&u, &v, &w, d);
+        assert_eq!(out_c, out);
+        assert_eq!(exp_bilinear_backward_cached(&u, &v, &w, &gout, &cache, d), (gu.clone(), gv.clone(), gw.clone()));
         let mut gx = vec![0.0; rows * kx];
         let mut gq = vec![0.0; rows];
         for r in 0..rows {

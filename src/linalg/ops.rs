@@ -144,6 +144,7 @@ mod autodiff {
         tensor::FloatTensor,
         Backend, TensorMetadata,
     };
+    use burn::tensor::{DType, Shape};
 
     #[derive(Debug)]
     struct CholeskyBackward;
@@ -243,26 +244,38 @@ mod autodiff {
         }
     }
 
+    /// What the backward pass of the fused contraction keeps: the host copies of its inputs and
+    /// the upper triangles of `exp(u vᵀ)` from the forward pass.
+    #[derive(Debug, Clone)]
+    struct ExpBilinearState {
+        u: Vec<f64>,
+        v: Vec<f64>,
+        w: Vec<f64>,
+        cache: Vec<f64>,
+        ushape: Shape,
+        wshape: Shape,
+        dtype: DType,
+    }
+
     #[derive(Debug)]
     struct ExpBilinearBackward;
 
     impl<B: Backend + GpLinalgOps> Backward<B, 3> for ExpBilinearBackward {
-        type State = (FloatTensor<B>, FloatTensor<B>, FloatTensor<B>);
+        type State = ExpBilinearState;
 
         fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _: &mut Checkpointer) {
-            let (u, v, w) = ops.state;
+            let st = ops.state;
             let g = grads.consume::<B>(&ops.node);
             let device = g.device();
-            let (uv, ushape, dtype) = to_host::<B>(u);
-            let (vv, _, _) = to_host::<B>(v);
-            let (wv, wshape, _) = to_host::<B>(w);
             let (gv, _, _) = to_host::<B>(g);
-            let dims = exp_bilinear_dims(&ushape, &wshape);
-            let (gu, gvv, gw) = exp_bilinear::exp_bilinear_backward(&uv, &vv, &wv, &gv, dims);
+            let dims = exp_bilinear_dims(&st.ushape, &st.wshape);
+            let (gu, gvv, gw) = exp_bilinear::exp_bilinear_backward_cached(&st.u, &st.v, &st.w, &gv, &st.cache, dims);
             let [node_u, node_v, node_w] = ops.parents;
-            for (node, grad, shape) in [(node_u, gu, ushape.clone()), (node_v, gvv, ushape), (node_w, gw, wshape)] {
+            for (node, grad, shape) in
+                [(node_u, gu, st.ushape.clone()), (node_v, gvv, st.ushape), (node_w, gw, st.wshape)]
+            {
                 if let Some(node) = node {
-                    grads.register::<B>(node.id, from_host::<B>(grad, shape, dtype, &device));
+                    grads.register::<B>(node.id, from_host::<B>(grad, shape, st.dtype, &device));
                 }
             }
         }
@@ -278,8 +291,15 @@ mod autodiff {
             let (u, v, w) = (u.into_primitive(), v.into_primitive(), w.into_primitive());
             match prep {
                 OpsKind::Tracked(prep) => {
-                    let out = B::exp_bilinear_contract(u.clone(), v.clone(), w.clone());
-                    prep.finish((u, v, w), out)
+                    // on the host for every backend (as the inner op), keeping exp(u vᵀ) for backward
+                    let device = u.device();
+                    let (u, ushape, dtype) = to_host::<B>(u);
+                    let (v, _, _) = to_host::<B>(v);
+                    let (w, wshape, _) = to_host::<B>(w);
+                    let dims = exp_bilinear_dims(&ushape, &wshape);
+                    let (out, cache) = exp_bilinear::exp_bilinear_forward_cached(&u, &v, &w, dims);
+                    let out = from_host::<B>(out, Shape::new([dims.g, dims.b, dims.p]), dtype, &device);
+                    prep.finish(ExpBilinearState { u, v, w, cache, ushape, wshape, dtype }, out)
                 }
                 OpsKind::UnTracked(prep) => prep.finish(B::exp_bilinear_contract(u, v, w)),
             }
