@@ -4,6 +4,7 @@
 //! cargo run --release --example dgp_uci -- --dataset boston --layers 2 --m 100 --splits 0..20
 //! cargo run --release --example dgp_uci -- --dataset yacht --layers 2 --hidden 3 --m 100 --splits 0..20 --json
 //! cargo run --release --example dgp_uci -- --dataset boston,concrete --layers 1 --m 50   # FITC-GP by SEP
+//! cargo run --release --example dgp_uci -- --dataset concrete --input-linear 4   # Burn Linear 8→4, then the DGP
 //! ```
 //! `--layers` is the number of GP layers L (1 = sparse GP, 2 = the paper's DGPs), `--hidden` the
 //! width of every hidden layer (the paper's DGP-1/2/3). Training: Adam, minibatch 50, 6000 steps
@@ -41,6 +42,10 @@ struct Args {
     /// Width of every hidden layer.
     #[arg(long, default_value_t = 2)]
     hidden: usize,
+    /// Put a trainable linear layer (Burn `Linear`, PCA-initialised) of this width before the
+    /// first GP layer (composition with a standard Burn layer; not in the paper).
+    #[arg(long)]
+    input_linear: Option<usize>,
     /// Inducing points per GP function.
     #[arg(long, default_value_t = 100)]
     m: usize,
@@ -400,6 +405,7 @@ struct SplitResult {
     rmse: f64,
     epoch_s: f64,
     epochs: usize,
+    input_dim: usize,
 }
 
 fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -> burn_gp::Result<SplitResult> {
@@ -426,6 +432,7 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         .with_steps(args.steps)
         .with_epochs((args.run.epochs > 0).then_some(args.run.epochs))
         .with_shared_hyperparameters(args.shared_hypers)
+        .with_input_projection(args.input_linear)
         .with_seed(args.run.seed + split as u64);
     let model = config.init(&x_train, &y_train, n, d, &dev)?;
     let mut train_config = args.run.train_config();
@@ -464,6 +471,7 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         rmse: history.last_metric("rmse").unwrap_or(f64::NAN),
         epoch_s: history.mean_epoch_s(),
         epochs,
+        input_dim: d,
     })
 }
 
@@ -495,7 +503,10 @@ fn run(args: Args) -> burn_gp::Result<()> {
         let key = paper_key(name);
         let paper_ll = paper_value(&PAPER_MLL, key, args.layers, args.hidden, args.m);
         let paper_rmse = paper_value(&PAPER_RMSE, key, args.layers, args.hidden, args.m);
-        let arch = if args.layers == 1 { "GP".to_string() } else { format!("DGP-{}", args.hidden) };
+        let mut arch = if args.layers == 1 { "GP".to_string() } else { format!("DGP-{}", args.hidden) };
+        if let Some(k) = args.input_linear {
+            arch = format!("Linear {}→{k} + {arch}", results[0].input_dim);
+        }
         let title = format!(
             "{arch} (L={}, M={}) by approximate EP on {name}, {} splits, {} epochs, lr {}, backend={backend}, {:.0} s",
             args.layers,
@@ -520,6 +531,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
                 "dataset": short,
                 "layers": args.layers,
                 "hidden": args.hidden,
+                "input_linear": args.input_linear,
                 "m": args.m,
                 "splits": splits.len(),
                 "epochs": results[0].epochs,

@@ -907,6 +907,31 @@ fn config_initialised_model_with_identity_mean_has_correct_gradients() {
     }
 }
 
+#[test]
+fn config_input_projection_is_a_pca_initialised_linear_layer_with_correct_gradients() {
+    // A 3-D input whose third column is a copy of the first: the projection to 2 dimensions starts
+    // as the PCA map, the first GP layer sees 2 inputs, and the Linear weights get exact gradients.
+    let (ad, dev) = (ad_device(), device());
+    let (x, y) = step_data(12, 41);
+    let x3: Vec<f64> = x.iter().flat_map(|v| [*v, v.sin(), *v]).collect();
+    let cfg = DeepGpConfig::new(3).with_hidden(vec![2]).with_num_inducing(4).with_input_projection(Some(2));
+    let model = cfg.init(&x3, &y, 12, 3, &ad).unwrap();
+    let plain = cfg.init(&x3, &y, 12, 3, &dev).unwrap();
+    assert_eq!(model.input_dim(), 3);
+    assert_eq!(model.blocks[0].gp.input_dim(), 2);
+    let lin = model.blocks[0].linear.as_ref().expect("a Linear layer before the first GP layer");
+    let pca = burn_gp::data::Pca::fit(&x3, 12, 3, 2).unwrap();
+    assert_close(&host(lin.linear.weight.val()), &pca.components, 1e-12, "weights are the PCA directions");
+    let projected = lin.forward(&GaussianActivations::deterministic(t2(x3.clone(), 12, 3, &dev))).unwrap();
+    assert_close(&host(projected.mean), &pca.transform(&x3).unwrap(), 1e-12, "projection at initialisation");
+    let names = check_gradients("config + input projection", &model, &plain, &x3, &y, 3);
+    assert!(names.iter().any(|n| n.contains("linear.weight")), "Linear weight not checked");
+    assert!(names.iter().any(|n| n.contains("linear.bias")), "Linear bias not checked");
+    // typed error for a projection wider than the input
+    let bad = DeepGpConfig::new(3).with_input_projection(Some(4)).init(&x3, &y, 12, 3, &dev);
+    assert!(matches!(bad, Err(Error::InvalidArgument { .. })), "{:?}", bad.err());
+}
+
 // ------------------------------------------------------------------------------------------------
 // composition with deterministic layers
 

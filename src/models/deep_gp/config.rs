@@ -34,6 +34,11 @@ pub struct DeepGpConfig {
     /// Output width D_L.
     #[config(default = 1)]
     pub output_dim: usize,
+    /// Width K of a trainable linear layer (a Burn `Linear`, initialised to the first K principal
+    /// directions of the training inputs) applied before the first GP layer, which then sees K
+    /// inputs; `None` (the paper) feeds the inputs to the first GP layer directly. Exact: the
+    /// inputs are deterministic there.
+    pub input_projection: Option<usize>,
     /// Inducing points per GP function M.
     #[config(default = 100)]
     pub num_inducing: usize,
@@ -74,9 +79,10 @@ pub struct DeepGpConfig {
 }
 
 impl DeepGpConfig {
-    /// Layer widths `[D_0, D_1, …, D_L]`.
+    /// GP layer widths `[D_0, D_1, …, D_L]`; `D_0` is the projection width K when
+    /// `input_projection` is set.
     pub fn widths(&self) -> Vec<usize> {
-        let mut w = vec![self.input_dim];
+        let mut w = vec![self.input_projection.unwrap_or(self.input_dim)];
         w.extend_from_slice(&self.hidden);
         w.push(self.output_dim);
         w
@@ -93,6 +99,14 @@ impl DeepGpConfig {
     pub fn validate(&self) -> crate::error::Result<()> {
         if self.input_dim == 0 {
             return Err(Error::invalid("input_dim", "must be positive"));
+        }
+        if let Some(k) = self.input_projection {
+            if k == 0 || k > self.input_dim {
+                return Err(Error::invalid(
+                    "input_projection",
+                    format!("must be in 1..={} (the input width), got {k}", self.input_dim),
+                ));
+            }
         }
         if self.output_dim == 0 {
             return Err(Error::invalid("output_dim", "must be positive"));

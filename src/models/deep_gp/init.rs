@@ -4,7 +4,11 @@
 //! pairwise distance of the inputs, `σ_f = std(y)`, `σ = 0.1·std(y)`, tied-factor entries
 //! (`ρ = log R_ii`, off-diagonals of `R`, `t`) ~ N(0, 1). Higher layers: `ℓ = e`, `σ_f = 1`, `σ = 0.1`,
 //! inducing inputs evenly spaced on the diagonal of `[−1, 1]^D`, tied-factor entries ~ N(0, 0.01).
-use burn::tensor::Device;
+//! With `input_projection = Some(K)` a `Linear` layer starting at the first K principal directions
+//! comes first, and the first layer's initialisation uses the projected inputs.
+use burn::module::Param;
+use burn::nn::Linear;
+use burn::tensor::{Device, Tensor, TensorData};
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -14,7 +18,9 @@ use super::config::{DeepGpConfig, InducingInit, MeanFunction};
 use super::kmeans::kmeans;
 use super::layer::DeepGpLayer;
 use super::model::DeepGp;
+use super::moment_linear::MomentLinear;
 use super::values::LayerValues;
+use crate::data::Pca;
 use crate::error::{check_finite, Error, Result};
 use crate::inducing::inducing_subset;
 use crate::kernels::median_distance;
@@ -38,6 +44,14 @@ fn random_r(rng: &mut StdRng, d: usize, m: usize, scale: f64) -> Vec<f64> {
         }
     }
     r
+}
+
+/// A trainable `Linear` layer that starts as the PCA projection `x ↦ (x − mean)·W`.
+fn projection_layer(pca: &Pca, device: &Device) -> MomentLinear {
+    let (d, k) = (pca.input_dim, pca.num_components);
+    let weight = Tensor::<2>::from_data(TensorData::new(pca.components.clone(), [d, k]), device);
+    let bias = Tensor::<1>::from_data(TensorData::new(pca.bias(), [k]), device);
+    MomentLinear::new(Linear { weight: Param::from_tensor(weight), bias: Some(Param::from_tensor(bias)) })
 }
 
 impl DeepGpConfig {
@@ -68,6 +82,13 @@ impl DeepGpConfig {
                 format!("M = {m} exceeds the number of training points N = {n}"),
             ));
         }
+        // the first GP layer's inputs: x itself, or its PCA projection (the linear layer's start)
+        let pca = self.input_projection.map(|k| Pca::fit(x, n, d, k)).transpose()?;
+        let projected = pca.as_ref().map(|p| p.transform(x)).transpose()?;
+        let (x, d) = match (&projected, &pca) {
+            (Some(xp), Some(p)) => (xp.as_slice(), p.num_components),
+            _ => (x, d),
+        };
         let mut rng = StdRng::seed_from_u64(self.seed);
         let y_mean = y.iter().sum::<f64>() / y.len() as f64;
         let y_std = (y.iter().map(|v| (v - y_mean).powi(2)).sum::<f64>() / y.len() as f64).sqrt();
@@ -119,7 +140,11 @@ impl DeepGpConfig {
                 jitter: self.jitter,
                 noise_floor: self.noise_floor,
             };
-            blocks.push(DeepGpBlock::gp(DeepGpLayer::from_values(&values, device)?));
+            let gp = DeepGpLayer::from_values(&values, device)?;
+            blocks.push(match (&pca, first) {
+                (Some(p), true) => DeepGpBlock::with_linear(projection_layer(p, device), gp)?,
+                _ => DeepGpBlock::gp(gp),
+            });
         }
         DeepGp::new(blocks, n)
     }
