@@ -92,8 +92,11 @@ fn t10_sharded_training_equals_one_shard() {
         let one = run(1, mode, &HostReducer);
         for k in [2, 3, 7] {
             let many = run(k, mode, &HostReducer);
-            let e_sites = max_rel_err(&many.state.sites.nu, &one.state.sites.nu, 1e-3)
-                .max(max_rel_err(&many.state.sites.mu, &one.state.sites.mu, 1e-3));
+            let e_sites = max_rel_err(&many.state.sites.nu, &one.state.sites.nu, 1e-3).max(max_rel_err(
+                &many.state.sites.mu,
+                &one.state.sites.mu,
+                1e-3,
+            ));
             let e_state = max_rel_err(&state(&many), &state(&one), 1e-3);
             let (a, b) = (many.log_marginal_likelihood.unwrap(), one.log_marginal_likelihood.unwrap());
             assert!(
@@ -197,7 +200,9 @@ fn t11_the_inner_scheme_reaches_the_optimum_of_the_converged_energy() {
     let (best, best_sites) = lbfgs_on_converged_energy(start, &x, &y);
     let (best_lz, _) = converged(&best, &x, &y, &best_sites);
     let (xi_inner, xi_best) = (spec_coordinates(&fit.model), spec_coordinates(&best));
-    eprintln!("T11: max |∇L̃| {g_max:.2e}; log Z_q inner {inner_lz} L-BFGS {best_lz}; ξ inner {xi_inner:?} L-BFGS {xi_best:?}");
+    eprintln!(
+        "T11: max |∇L̃| {g_max:.2e}; log Z_q inner {inner_lz} L-BFGS {best_lz}; ξ inner {xi_inner:?} L-BFGS {xi_best:?}"
+    );
     assert!((inner_lz - best_lz).abs() < 1e-3, "log Z_q: inner {inner_lz} vs L-BFGS {best_lz}");
     for j in [0, 2, 3] {
         // log ℓ = ½ log ℓ²

@@ -27,7 +27,8 @@ pub fn random_problem_d(n: usize, m: usize, d: usize, seed: u64) -> (Vec<f64>, V
     let y = (0..n)
         .map(|i| {
             let row = &x[d * i..d * (i + 1)];
-            let extra: f64 = row.iter().enumerate().skip(2).map(|(j, v)| if j % 2 == 0 { 0.4 * v } else { -0.4 * v }).sum();
+            let extra: f64 =
+                row.iter().enumerate().skip(2).map(|(j, v)| if j % 2 == 0 { 0.4 * v } else { -0.4 * v }).sum();
             let f = (1.5 * row[0]).sin() + 0.7 * row[1] + extra;
             let s = if f > 0.0 { 1.0 } else { -1.0 };
             if flip[i] > 0.8 {

@@ -35,7 +35,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         let col_sum = |t: Tensor<2>| t.sum_dim(0); // [1, n]
         let l = cholesky(self.kuu())?;
         let psi = solve_triangular(l, self.kernel.k(self.inducing.z(), x.clone()), Triangle::Lower, false)?; // [m, n]
-        // B = I + Ψ diag(ν̃) Ψᵀ, L_B = chol(B), β = L_B⁻¹ Ψ μ̃, G = L_B⁻¹ Ψ
+                                                                                                             // B = I + Ψ diag(ν̃) Ψᵀ, L_B = chol(B), β = L_B⁻¹ Ψ μ̃, G = L_B⁻¹ Ψ
         let b = Tensor::<2>::eye(m, &device) + (psi.clone() * nu.clone()).matmul(psi.clone().transpose());
         let lb = cholesky(b)?;
         let beta = solve_triangular(lb.clone(), (psi.clone() * mu.clone()).sum_dim(1), Triangle::Lower, false)?; // [m, 1]

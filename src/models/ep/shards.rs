@@ -50,7 +50,8 @@ impl Shards {
             Some(d) if d.len() == ranges.len() => d.to_vec(),
             Some(d) => return Err(Error::shape("Shards::new: one device per shard", ranges.len(), d.len())),
         };
-        let xs = ranges.iter().zip(&devices).map(|(r, dev)| x.clone().narrow(0, r.start, r.len()).to_device(dev)).collect();
+        let xs =
+            ranges.iter().zip(&devices).map(|(r, dev)| x.clone().narrow(0, r.start, r.len()).to_device(dev)).collect();
         let ys = ranges.iter().map(|r| y[r.clone()].to_vec()).collect();
         Ok(Self { ranges, x: xs, y: ys, devices })
     }
