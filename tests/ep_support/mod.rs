@@ -47,6 +47,13 @@ pub fn random_problem(n: usize, m: usize, seed: u64) -> (Vec<f64>, Vec<f64>, Vec
     random_problem_d(n, m, 2, seed)
 }
 
+/// [`random_problem`] with its inputs also as a `[n, 2]` tensor on `dev`.
+pub fn random_problem_on(n: usize, m: usize, seed: u64, dev: &Device) -> (Vec<f64>, Vec<f64>, Vec<f64>, Tensor<2>) {
+    let (x, y, z) = random_problem(n, m, seed);
+    let xt = rows(&x, 2, dev);
+    (x, y, z, xt)
+}
+
 /// The Toy A classifier: σ² = 2, ℓ² = `ell2`, σ0² = `noise`, inducing inputs `z`, no jitter.
 pub fn toy_model(z: &[f64], ell2: f64, noise: f64, dev: &Device) -> EpGpClassifier<Rbf> {
     let kernel = Rbf::new(&[ell2.sqrt()], 2.0, dev).unwrap();
