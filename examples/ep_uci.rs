@@ -62,6 +62,10 @@ struct Args {
     /// Write every split's row indices to this folder.
     #[arg(long)]
     splits_out: Option<PathBuf>,
+    /// Keep the raw features (no standardisation; the paper does not say whether it
+    /// standardised, see benches/ep_results.md on australian).
+    #[arg(long)]
+    raw_features: bool,
     #[command(flatten)]
     opts: common::BasicOptions,
 }
@@ -264,6 +268,9 @@ fn run(args: Args) -> Result<()> {
                     (x, idx.iter().map(|&i| y_all[i]).collect())
                 };
                 let ((x_train, y_train), (x_test, y_test)) = (pick(&split.train), pick(&split.test));
+                if args.raw_features {
+                    return Ok(SplitData { x_train, y_train, x_test, y_test, d });
+                }
                 let st = Standardiser::fit(&x_train, y_train.len(), d)?;
                 Ok(SplitData { x_train: st.transform(&x_train)?, y_train, x_test: st.transform(&x_test)?, y_test, d })
             })
