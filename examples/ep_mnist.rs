@@ -147,25 +147,18 @@ fn run(args: Args) -> Result<()> {
         let kernel = Rbf::ard(d, ell, 1.0, &dev)?;
         let inducing = InducingPoints::new(&z, m, d, &dev)?;
         let t0 = Instant::now();
-        let due = |epoch: usize, total: usize| {
-            epoch == total || (args.eval_every > 0 && epoch.is_multiple_of(args.eval_every))
-        };
         // training seconds without the evaluations: the curve's epoch_s summed
         let (log_density, train_s): (Vec<f64>, f64) = match mode {
             "sep" | "sep-batch" => {
                 let model = EpGpClassifier::new(kernel, inducing, 1e-3, 1e-6, &dev)?;
-                let (config, total) = if mode == "sep" {
-                    let c = EpConfig::new().with_mode(EpMode::Minibatch).with_batch_size(args.batch);
-                    (c.with_epochs(args.epochs), args.epochs)
+                let config = if mode == "sep" {
+                    EpConfig::new().with_mode(EpMode::Minibatch).with_batch_size(args.batch).with_epochs(args.epochs)
                 } else {
-                    let c = EpConfig::new().with_mode(EpMode::Inner).with_iterations(args.iterations);
-                    (c.with_shards(args.shards), args.iterations)
+                    EpConfig::new().with_mode(EpMode::Inner).with_iterations(args.iterations).with_shards(args.shards)
                 };
-                let config = config.with_seed(args.seed).with_progress(args.opts.progress());
-                let evaluate = |model: &EpGpClassifier<Rbf>, q: &WhitenedPosterior, epoch: usize| {
-                    if !due(epoch, total) {
-                        return Ok(vec![]);
-                    }
+                let config = config.with_seed(args.seed).with_evaluate_every(args.eval_every);
+                let config = config.with_progress(args.opts.progress());
+                let evaluate = |model: &EpGpClassifier<Rbf>, q: &WhitenedPosterior, _| {
                     let (error, nll) = metrics(&model.predict_log_density(&x_test_base, &data.y_test, q)?);
                     Ok(vec![("test_error".to_string(), error), ("test_nll".to_string(), nll)])
                 };
@@ -200,7 +193,8 @@ fn run(args: Args) -> Result<()> {
                     Ok((optim.step(1.0, model, grads), value))
                 };
                 let evaluate = |model: &Svgp<Rbf, InducingPoints, BernoulliProbit>, epoch: usize| {
-                    if !due(epoch, args.epochs) {
+                    let due = epoch == args.epochs || (args.eval_every > 0 && epoch.is_multiple_of(args.eval_every));
+                    if !due {
                         return Ok(vec![]);
                     }
                     let (error, nll) = metrics(&svi_log_density(model, &x_test_base, &data.y_test)?);

@@ -177,6 +177,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .with_mode(mode)
                 .with_iterations(args.iterations)
                 .with_seed(seed)
+                .with_evaluate_every(0)
                 .with_progress(!args.opts.no_progress);
             let fitted = model.fit(&x, &data.y_train, &config, |_, _, _| Ok(vec![]))?;
             let (train_s, done) = (t0.elapsed().as_secs_f64(), cpu0.zip(process_cpu_s()).map(|(a, b)| b - a));

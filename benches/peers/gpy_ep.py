@@ -245,11 +245,13 @@ def main() -> int:
           f"ep_mode {args.ep_mode}, rounds {args.rounds}", file=sys.stderr)
     for name in datasets:
         folder = PMLB_FOLDER.get(name, name)
-        files = split_files(args.splits_dir, folder)
+        # ep_uci names the split files after its dataset name (`heart_3.json`), older runs after
+        # the PMLB folder (`heart_statlog_3.json`)
+        files = split_files(args.splits_dir, name) or split_files(args.splits_dir, folder)
         if args.max_splits > 0:
             files = files[: args.max_splits]
         if not files:
-            print(f"{name}: no {folder}_<k>.json in {args.splits_dir}", file=sys.stderr)
+            print(f"{name}: no {name}_<k>.json or {folder}_<k>.json in {args.splits_dir}", file=sys.stderr)
             status = 1
             continue
         try:

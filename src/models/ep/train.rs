@@ -134,8 +134,9 @@ pub fn minibatch_update(
 impl<K: Kernel> EpGpClassifier<K> {
     /// Trains on the rows of `x` `[n, d]` (an autodiff device) with labels `y` (±1) by `config`.
     ///
-    /// `evaluate(model, q, epoch)` runs after every iteration (batch modes) or epoch (minibatch)
-    /// with the model and its posterior at the current hyperparameters; it returns named metrics
+    /// `evaluate(model, q, epoch)` runs after every `config.evaluate_every`-th iteration (batch
+    /// modes) or epoch (minibatch), and after the last, with the model and its posterior at the
+    /// current hyperparameters (building that posterior costs O(nm²) in the batch modes); it returns named metrics
     /// for the progress line and the [`History`]. The history's objective is `−log Z_q / n` in the
     /// batch modes and the mean of `−L̃ / n` over the epoch's minibatches in minibatch mode.
     ///
@@ -270,7 +271,12 @@ impl<K: Kernel> EpGpClassifier<K> {
                 index: at.step,
             })
         };
+        let last = train.epochs;
         let eval = |model: &EpGpClassifier<K>, epoch: usize| -> Result<Vec<(String, f64)>> {
+            let every = config.evaluate_every;
+            if epoch != last && (every == 0 || !epoch.is_multiple_of(every)) {
+                return Ok(vec![]);
+            }
             let q = state.borrow().posterior(model, x)?;
             evaluate(model, &q, epoch)
         };
