@@ -9,15 +9,18 @@
 //! ```
 //!
 //! `--json` prints one line per dataset × setting × mode,
-//! `{"example":"ep_uci","dataset":…,"inducing":…,"mode":…,"nll":…,"nll_sd":…,"error":…,"error_sd":…,"train_s":…,"train_cpu_s":…,"splits":…,"paper_nll":…}`,
-//! with the SEP line last for each dataset × setting (so the final line is SEP on the last ones).
-//! `train_s` is the mean wall-clock training time per split; `train_cpu_s` the mean CPU time of
-//! the process over the same span (all threads; Linux only, else null), which other jobs on a
-//! shared machine disturb much less than wall-clock time.
+//! `{"example":"ep_uci","dataset":…,"inducing":…,"mode":…,"nll":…,"error":…,"train_s":…}`
+//! (means over the splits), with the SEP line last for each dataset × setting (so the final line
+//! is SEP on the last ones). `train_s` is the mean wall-clock training time per split.
+//! `--results FILE` writes the same rows with more keys to a JSON-lines file: `nll_sd`,
+//! `error_sd` (sample sd over splits), `m`, `splits`, `paper_nll`, and `train_cpu_s`, the mean
+//! CPU time of the process over the training span (all threads; Linux only, else null), which
+//! other jobs on a shared machine disturb much less than wall-clock time.
 //! `--splits-out DIR` writes each split's training and test row indices (`<dataset>_<k>.json`) so
 //! that peers (`benches/peers/gpy_ep.py`) can use the same splits.
 mod common;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -59,6 +62,10 @@ struct Args {
     /// Random seed (splits and initial inducing inputs; split k uses seed + k).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Write the per-setting results with standard deviations and CPU times to this JSON-lines
+    /// file.
+    #[arg(long)]
+    results: Option<PathBuf>,
     /// Write every split's row indices to this folder.
     #[arg(long)]
     splits_out: Option<PathBuf>,
@@ -243,6 +250,10 @@ fn run(args: Args) -> Result<()> {
     if args.splits == 0 {
         return Err(Error::invalid("splits", "must be at least 1"));
     }
+    let mut results_file = match &args.results {
+        Some(path) => Some(std::fs::File::create(path).map_err(|e| Error::Io { path: path.clone(), source: e })?),
+        None => None,
+    };
     let mut rows = Vec::new();
     for name in args.datasets.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (folder, paper) = dataset(name)?;
@@ -306,11 +317,19 @@ fn run(args: Args) -> Result<()> {
                     println!(
                         "{}",
                         serde_json::json!({
-                            "example": "ep_uci", "dataset": name, "inducing": frac, "m": m, "mode": method.name(),
-                            "nll": nll, "nll_sd": nll_sd, "error": error, "error_sd": error_sd, "train_s": train_s, "train_cpu_s": train_cpu_s,
-                            "splits": results.len(), "paper_nll": paper_nll,
+                            "example": "ep_uci", "dataset": name, "inducing": frac, "mode": method.name(),
+                            "nll": nll, "error": error, "train_s": train_s,
                         })
                     );
+                }
+                if let Some(file) = results_file.as_mut() {
+                    let line = serde_json::json!({
+                        "example": "ep_uci", "dataset": name, "inducing": frac, "m": m, "mode": method.name(),
+                        "nll": nll, "nll_sd": nll_sd, "error": error, "error_sd": error_sd, "train_s": train_s, "train_cpu_s": train_cpu_s,
+                        "splits": results.len(), "paper_nll": paper_nll, "raw_features": args.raw_features,
+                    });
+                    let path = args.results.clone().unwrap_or_default();
+                    writeln!(file, "{line}").map_err(|e| Error::Io { path, source: e })?;
                 }
                 rows.push((name.to_string(), frac, m, method, nll, nll_sd, error, error_sd, train_s, paper_nll));
             }

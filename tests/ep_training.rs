@@ -69,7 +69,7 @@ impl ShardReducer for Recording {
 fn t10_sharded_training_equals_one_shard() {
     let ad = ad_device();
     let (n, m) = (200, 10);
-    let (x, y, z, xt) = random_problem_on(n, m, 51, &ad);
+    let (_, y, z, xt) = random_problem_on(n, m, 51, &ad);
     let run = |shards: usize, mode: EpMode, reducer: &dyn ShardReducer| {
         let config = EpConfig::new().with_mode(mode).with_iterations(10).with_shards(shards).with_progress(false);
         model_2d(&z, &ad).fit_with_reducer(&xt, &y, &config, reducer, |_, _, _| Ok(vec![])).unwrap()

@@ -53,7 +53,7 @@ GPy's sparse EP and how it differs from ours:
   * GPy is pure numpy/scipy with Python loops over the EP sites; times are single-threaded when
     `--threads 1` (BLAS thread variables are set before numpy is imported).
 
-Output: one JSON line per dataset x fraction, the key set of `ep_uci --json`:
+Output: one JSON line per dataset x fraction, the key set of `ep_uci --results FILE`:
   {"example":"gpy_ep","dataset":..,"inducing":..,"m":..,"mode":"gpy_ep","nll":..,"nll_sd":..,
    "error":..,"error_sd":..,"train_s":..,"splits":..,"splits_total":..,"paper_nll":null, ...}
 nll_sd / error_sd are sample sds (ddof 1; 0 for one split), train_s the mean over splits; `m` is
