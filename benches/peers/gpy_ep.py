@@ -45,10 +45,11 @@ GPy's sparse EP and how it differs from ours:
     into `--rounds` (default 5, as in GPy's classification tutorial) calls of
     `optimize(max_iters=iterations / rounds)`.  `--ep-mode nested` instead reruns EP to
     convergence at every objective evaluation (one `optimize(max_iters=iterations)` call; much
-    slower).  burn-gp's SEP interleaves one stochastic EP pass with each Adam step instead.
+    slower).  burn-gp's SEP interleaves one damped parallel EP pass with each hyperparameter step instead.
   * optimiser: GPy/paramz default, scipy's L-BFGS-B (`fmin_l_bfgs_b(maxiter=max_iters,
     maxfun=max_iters)`, so max_iters also caps objective evaluations), on GPy's log-transformed
-    positive parameters; ours uses Adam with a fixed learning rate.  L-BFGS-B stops early when it
+    positive parameters; ours uses the authors' sign-adaptive step rule (SEP, GFITC-style) or
+    Adam with a fixed learning rate (SVI).  L-BFGS-B stops early when it
     converges, so "250 iterations" is an upper bound here.
   * GPy is pure numpy/scipy with Python loops over the EP sites; times are single-threaded when
     `--threads 1` (BLAS thread variables are set before numpy is imported).
