@@ -9,12 +9,18 @@
 //! ```
 //!
 //! `--json` prints one line per dataset × setting × mode,
-//! `{"example":"ep_uci","dataset":…,"inducing":…,"mode":…,"nll":…,"nll_sd":…,"error":…,"error_sd":…,"train_s":…,"splits":…,"paper_nll":…}`,
-//! with the SEP line last for each dataset × setting (so the final line is SEP on the last ones).
+//! `{"example":"ep_uci","dataset":…,"inducing":…,"mode":…,"nll":…,"error":…,"train_s":…}`
+//! (means over the splits), with the SEP line last for each dataset × setting (so the final line
+//! is SEP on the last ones). `train_s` is the mean wall-clock training time per split.
+//! `--results FILE` writes the same rows with more keys to a JSON-lines file: `nll_sd`,
+//! `error_sd` (sample sd over splits), `m`, `splits`, `paper_nll`, and `train_cpu_s`, the mean
+//! CPU time of the process over the training span (all threads; Linux only, else null), which
+//! other jobs on a shared machine disturb much less than wall-clock time.
 //! `--splits-out DIR` writes each split's training and test row indices (`<dataset>_<k>.json`) so
 //! that peers (`benches/peers/gpy_ep.py`) can use the same splits.
 mod common;
 
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -56,9 +62,17 @@ struct Args {
     /// Random seed (splits and initial inducing inputs; split k uses seed + k).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// Write the per-setting results with standard deviations and CPU times to this JSON-lines
+    /// file.
+    #[arg(long)]
+    results: Option<PathBuf>,
     /// Write every split's row indices to this folder.
     #[arg(long)]
     splits_out: Option<PathBuf>,
+    /// Keep the raw features (no standardisation; the paper does not say whether it
+    /// standardised, see benches/ep_results.md on australian).
+    #[arg(long)]
+    raw_features: bool,
     #[command(flatten)]
     opts: common::BasicOptions,
 }
@@ -126,15 +140,29 @@ struct Outcome {
     nll: f64,
     error: f64,
     train_s: f64,
+    train_cpu_s: Option<f64>,
 }
 
-fn outcome(log_density: &[f64], y_test: &[f64], train_s: f64) -> Outcome {
+/// CPU seconds (user + system, all threads) this process has used so far, from
+/// `/proc/self/stat`; `None` where that file does not exist. Clock ticks are taken as 100 Hz
+/// (Linux's `USER_HZ` on every mainstream architecture).
+fn process_cpu_s() -> Option<f64> {
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    // fields after the parenthesised command name; utime and stime are fields 14 and 15
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks: f64 = fields.get(11)?.parse::<f64>().ok()? + fields.get(12)?.parse::<f64>().ok()?;
+    Some(ticks / 100.0)
+}
+
+fn outcome(log_density: &[f64], y_test: &[f64], train_s: f64, train_cpu_s: Option<f64>) -> Outcome {
     let n = y_test.len() as f64;
     Outcome {
         nll: -log_density.iter().sum::<f64>() / n,
         // a point is misclassified when its label has predictive probability below ½
         error: log_density.iter().filter(|&&l| l < 0.5f64.ln()).count() as f64 / n,
         train_s,
+        train_cpu_s,
     }
 }
 
@@ -147,7 +175,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
     let inducing = InducingPoints::new(&z, m, d, &dev)?;
     let x = matrix(data.x_train.clone(), n, d, &dev)?;
     let x_test = matrix(data.x_test.clone(), data.y_test.len(), d, &base)?;
-    let t0 = Instant::now();
+    let (t0, cpu0) = (Instant::now(), process_cpu_s());
     match method {
         Method::Sep | Method::Gfitc => {
             let mode = if method == Method::Sep { EpMode::Inner } else { EpMode::Outer };
@@ -156,11 +184,12 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .with_mode(mode)
                 .with_iterations(args.iterations)
                 .with_seed(seed)
+                .with_evaluate_every(0)
                 .with_progress(!args.opts.no_progress);
             let fitted = model.fit(&x, &data.y_train, &config, |_, _, _| Ok(vec![]))?;
-            let train_s = t0.elapsed().as_secs_f64();
+            let (train_s, done) = (t0.elapsed().as_secs_f64(), cpu0.zip(process_cpu_s()).map(|(a, b)| b - a));
             let x_test = Tensor::from_data(x_test.to_data(), &dev);
-            Ok(outcome(&fitted.predict_log_density(&x_test, &data.y_test)?, &data.y_test, train_s))
+            Ok(outcome(&fitted.predict_log_density(&x_test, &data.y_test)?, &data.y_test, train_s, done))
         }
         Method::Svi => {
             let targets: Vec<f64> = data.y_train.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
@@ -180,7 +209,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 |m: &Svgp<Rbf, InducingPoints, BernoulliProbit>, idx| m.minibatch_loss(&x, &y, idx),
                 |_, _| Ok(vec![]),
             )?;
-            let train_s = t0.elapsed().as_secs_f64();
+            let (train_s, done) = (t0.elapsed().as_secs_f64(), cpu0.zip(process_cpu_s()).map(|(a, b)| b - a));
             let model = model.valid();
             let (mean, var) = model.predict_f(x_test)?;
             let (mean, var) = (to_vec(mean), to_vec(var));
@@ -190,7 +219,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .zip(&data.y_test)
                 .map(|((m, v), y)| burn_gp::special::log_ndtr(y * m / (1.0 + v).sqrt()))
                 .collect();
-            Ok(outcome(&log_density, &data.y_test, train_s))
+            Ok(outcome(&log_density, &data.y_test, train_s, done))
         }
     }
 }
@@ -221,6 +250,10 @@ fn run(args: Args) -> Result<()> {
     if args.splits == 0 {
         return Err(Error::invalid("splits", "must be at least 1"));
     }
+    let mut results_file = match &args.results {
+        Some(path) => Some(std::fs::File::create(path).map_err(|e| Error::Io { path: path.clone(), source: e })?),
+        None => None,
+    };
     let mut rows = Vec::new();
     for name in args.datasets.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         let (folder, paper) = dataset(name)?;
@@ -247,6 +280,9 @@ fn run(args: Args) -> Result<()> {
                     (x, idx.iter().map(|&i| y_all[i]).collect())
                 };
                 let ((x_train, y_train), (x_test, y_test)) = (pick(&split.train), pick(&split.test));
+                if args.raw_features {
+                    return Ok(SplitData { x_train, y_train, x_test, y_test, d });
+                }
                 let st = Standardiser::fit(&x_train, y_train.len(), d)?;
                 Ok(SplitData { x_train: st.transform(&x_train)?, y_train, x_test: st.transform(&x_test)?, y_test, d })
             })
@@ -271,6 +307,8 @@ fn run(args: Args) -> Result<()> {
                 let (nll, nll_sd) = mean_sd(&results.iter().map(|r| r.nll).collect::<Vec<_>>());
                 let (error, error_sd) = mean_sd(&results.iter().map(|r| r.error).collect::<Vec<_>>());
                 let (train_s, _) = mean_sd(&results.iter().map(|r| r.train_s).collect::<Vec<_>>());
+                let cpu: Option<Vec<f64>> = results.iter().map(|r| r.train_cpu_s).collect();
+                let train_cpu_s = cpu.map(|c| mean_sd(&c).0);
                 let paper_nll = [0.15, 0.25, 0.5]
                     .iter()
                     .position(|p| (p - frac).abs() < 1e-9)
@@ -279,11 +317,19 @@ fn run(args: Args) -> Result<()> {
                     println!(
                         "{}",
                         serde_json::json!({
-                            "example": "ep_uci", "dataset": name, "inducing": frac, "m": m, "mode": method.name(),
-                            "nll": nll, "nll_sd": nll_sd, "error": error, "error_sd": error_sd, "train_s": train_s,
-                            "splits": results.len(), "paper_nll": paper_nll,
+                            "example": "ep_uci", "dataset": name, "inducing": frac, "mode": method.name(),
+                            "nll": nll, "error": error, "train_s": train_s,
                         })
                     );
+                }
+                if let Some(file) = results_file.as_mut() {
+                    let line = serde_json::json!({
+                        "example": "ep_uci", "dataset": name, "inducing": frac, "m": m, "mode": method.name(),
+                        "nll": nll, "nll_sd": nll_sd, "error": error, "error_sd": error_sd, "train_s": train_s, "train_cpu_s": train_cpu_s,
+                        "splits": results.len(), "paper_nll": paper_nll, "raw_features": args.raw_features,
+                    });
+                    let path = args.results.clone().unwrap_or_default();
+                    writeln!(file, "{line}").map_err(|e| Error::Io { path, source: e })?;
                 }
                 rows.push((name.to_string(), frac, m, method, nll, nll_sd, error, error_sd, train_s, paper_nll));
             }

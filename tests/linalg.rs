@@ -314,3 +314,53 @@ fn exp_bilinear_contract_matches_tensor_ops_and_finite_differences() {
     }));
     assert!(e_xq < 1e-6 && e_w < 1e-6, "x, q {e_xq}; w {e_w}");
 }
+
+/// Textbook Cholesky–Banachiewicz (row by row, f64): an independent reference for T2.
+fn reference_cholesky(a: &[f64], n: usize) -> Vec<f64> {
+    let mut l = vec![0.0; n * n];
+    for i in 0..n {
+        for j in 0..=i {
+            let s: f64 = (0..j).map(|k| l[i * n + k] * l[j * n + k]).sum();
+            l[i * n + j] = if i == j { (a[i * n + i] - s).sqrt() } else { (a[i * n + j] - s) / l[j * n + j] };
+        }
+    }
+    l
+}
+
+/// Forward substitution `L X = B` for `B` `[n, k]` (reference).
+fn reference_forward(l: &[f64], b: &[f64], n: usize, k: usize) -> Vec<f64> {
+    let mut x = vec![0.0; n * k];
+    for c in 0..k {
+        for i in 0..n {
+            let s: f64 = (0..i).map(|j| l[i * n + j] * x[j * k + c]).sum();
+            x[i * k + c] = (b[i * k + c] - s) / l[i * n + i];
+        }
+    }
+    x
+}
+
+#[test]
+fn t2_cholesky_and_solves_match_a_reference_up_to_size_300() {
+    if !is_f64() {
+        return;
+    }
+    let dev = device();
+    for (s, n) in [1, 2, 3, 8, 31, 100, 300].into_iter().enumerate() {
+        let c = n + 5; // X Xᵀ/c + I: eigenvalues in [1, ~5]
+        let a = spd_host(&uniform(n * c, 200 + s as u64), n, c);
+        let l = host(cholesky(t2(a.clone(), n, n, &dev)).unwrap());
+        let l_ref = reference_cholesky(&a, n);
+        let e_chol = max_rel_err(&l, &l_ref, 1.0);
+        let b = uniform(n * 3, 300 + s as u64);
+        let lt = t2(l_ref.clone(), n, n, &dev);
+        let x = host(solve_triangular(lt.clone(), t2(b.clone(), n, 3, &dev), Triangle::Lower, false).unwrap());
+        let e_solve = max_rel_err(&x, &reference_forward(&l_ref, &b, n, 3), 1.0);
+        // Lᵀ X = B through the transposed solve: L Lᵀ X = L B must give back L B
+        let xt = solve_triangular(lt.clone(), t2(b.clone(), n, 3, &dev), Triangle::Lower, true).unwrap();
+        let e_trans = max_rel_err(&host(lt.transpose().matmul(xt)), &b, 1.0);
+        assert!(e_chol < 1e-12 && e_solve < 1e-12 && e_trans < 1e-12, "n = {n}: {e_chol} {e_solve} {e_trans}");
+    }
+    // not positive definite even after the whole jitter ladder: a typed error
+    let indefinite = t2(vec![2.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -1.0], 3, 3, &dev);
+    assert!(matches!(burn_gp::linalg::cholesky_with_jitter(indefinite), Err(Error::NotPositiveDefinite { n: 3, .. })));
+}

@@ -52,8 +52,8 @@ if [[ ",$ONLY," == *",ours,"* ]]; then
     cargo build --release --example ep_uci >"$OUT/build.log" 2>&1 || { echo "cargo build failed (see $OUT/build.log)"; status=1; }
   fi
   "$bin" --datasets "$DATASETS" --inducing "$INDUCING" --splits "$SPLITS" --modes "$MODES" \
-    --iterations "$ITERATIONS" --splits-out "$SPLITS_DIR" --json --no-progress "${data_args[@]}" \
-    >"$ours_out" 2>"$OUT/ours_$tag.err" || { echo "ep_uci failed (see $OUT/ours_$tag.err)"; status=1; }
+    --iterations "$ITERATIONS" --splits-out "$SPLITS_DIR" --results "$ours_out" --no-progress "${data_args[@]}" \
+    >"$OUT/ours_$tag.table" 2>"$OUT/ours_$tag.err" || { echo "ep_uci failed (see $OUT/ours_$tag.err)"; status=1; }
 fi
 if [[ ",$ONLY," == *",gpy,"* ]]; then
   rm -f "$gpy_out"

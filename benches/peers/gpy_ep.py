@@ -45,15 +45,16 @@ GPy's sparse EP and how it differs from ours:
     into `--rounds` (default 5, as in GPy's classification tutorial) calls of
     `optimize(max_iters=iterations / rounds)`.  `--ep-mode nested` instead reruns EP to
     convergence at every objective evaluation (one `optimize(max_iters=iterations)` call; much
-    slower).  burn-gp's SEP interleaves one stochastic EP pass with each Adam step instead.
+    slower).  burn-gp's SEP interleaves one damped parallel EP pass with each hyperparameter step instead.
   * optimiser: GPy/paramz default, scipy's L-BFGS-B (`fmin_l_bfgs_b(maxiter=max_iters,
     maxfun=max_iters)`, so max_iters also caps objective evaluations), on GPy's log-transformed
-    positive parameters; ours uses Adam with a fixed learning rate.  L-BFGS-B stops early when it
+    positive parameters; ours uses the authors' sign-adaptive step rule (SEP, GFITC-style) or
+    Adam with a fixed learning rate (SVI).  L-BFGS-B stops early when it
     converges, so "250 iterations" is an upper bound here.
   * GPy is pure numpy/scipy with Python loops over the EP sites; times are single-threaded when
     `--threads 1` (BLAS thread variables are set before numpy is imported).
 
-Output: one JSON line per dataset x fraction, the key set of `ep_uci --json`:
+Output: one JSON line per dataset x fraction, the key set of `ep_uci --results FILE`:
   {"example":"gpy_ep","dataset":..,"inducing":..,"m":..,"mode":"gpy_ep","nll":..,"nll_sd":..,
    "error":..,"error_sd":..,"train_s":..,"splits":..,"splits_total":..,"paper_nll":null, ...}
 nll_sd / error_sd are sample sds (ddof 1; 0 for one split), train_s the mean over splits; `m` is
@@ -245,11 +246,13 @@ def main() -> int:
           f"ep_mode {args.ep_mode}, rounds {args.rounds}", file=sys.stderr)
     for name in datasets:
         folder = PMLB_FOLDER.get(name, name)
-        files = split_files(args.splits_dir, folder)
+        # ep_uci names the split files after its dataset name (`heart_3.json`), older runs after
+        # the PMLB folder (`heart_statlog_3.json`)
+        files = split_files(args.splits_dir, name) or split_files(args.splits_dir, folder)
         if args.max_splits > 0:
             files = files[: args.max_splits]
         if not files:
-            print(f"{name}: no {folder}_<k>.json in {args.splits_dir}", file=sys.stderr)
+            print(f"{name}: no {name}_<k>.json or {folder}_<k>.json in {args.splits_dir}", file=sys.stderr)
             status = 1
             continue
         try:

@@ -1,4 +1,4 @@
-//! Optimisers burn-optim lacks, as [`burn::optim::Optimizer`]s usable through
+//! Optimisers burn-optim lacks (and a module's gradients as one flat buffer), as [`burn::optim::Optimizer`]s usable through
 //! [`burn::optim::ModuleOptimizer`]: Adadelta and the sign-adaptive step of the EP classifier paper.
 /// Implements [`burn::optim::RecordState`] for an optimiser state made of tensor fields (Burn's
 /// derive names `crate::` paths, so it only works inside burn-optim).
@@ -21,7 +21,9 @@ macro_rules! record_tensor_state {
 pub(crate) use record_tensor_state;
 
 mod adadelta;
+mod flat_gradients;
 mod sign_adaptive;
 
 pub use adadelta::{Adadelta, AdadeltaState};
+pub use flat_gradients::{flatten_gradients, gradients_from_flat, num_float_params};
 pub use sign_adaptive::{SignAdaptive, SignAdaptiveState};

@@ -50,6 +50,11 @@ pub struct EpConfig {
     /// and summed (data-parallel SEP); the result equals one shard up to summation order.
     #[config(default = 1)]
     pub shards: usize,
+    /// Call the fit's `evaluate` callback after every this many iterations (batch modes) or
+    /// epochs (minibatch) and after the last; 0: after the last only. Each call first builds `q`
+    /// at the current hyperparameters, O(nm²) in the batch modes, so timing runs use 0.
+    #[config(default = 1)]
+    pub evaluate_every: usize,
     /// Seed of the minibatch order.
     #[config(default = 0)]
     pub seed: u64,

@@ -8,8 +8,10 @@
 //! hyperparameter gradient is Burn's autodiff of the surrogate objective of spec §2.7, whose
 //! gradient equals the paper's eq. 4 (eq. 6 on minibatches).
 mod config;
+mod energy;
 mod model;
 mod posterior;
+pub mod reducer;
 mod shards;
 mod site;
 mod state;
@@ -21,7 +23,8 @@ pub use posterior::{
     cavity, ep_pass, log_z_q, run_ep, update_sites, Cavity, EpSites, Fitc, PassReport, Projection, WhitenedPosterior,
     CAVITY_GUARD, MAX_SITE_PRECISION,
 };
-pub use shards::{posterior_from_shards, shard_ranges, sharded_frozen, sharded_pass, sharded_surrogate, Shards};
+pub use reducer::{BurnCollective, HostReducer, ShardReducer};
+pub use shards::{posterior_from_shards, shard_ranges, sharded_frozen, sharded_objective, sharded_pass, Shards};
 pub use site::{log_site_scale, mills_and_gap, site_from_tilted, tilted, Tilted};
 pub use state::{EpState, SiteSums, Snapshot};
 pub use train::{frozen_posterior, minibatch_update, EpFit};

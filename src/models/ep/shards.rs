@@ -1,22 +1,24 @@
 //! Data-parallel batch EP (spec §2.9, §3.5): the training rows are split into shards; every shard
-//! computes its site sums, cavities, site updates and `log s̃` terms on its own thread, and only
-//! `O(m²)` statistics are combined. The result equals the single-shard run up to the order of
-//! floating-point summation.
-//!
-//! Burn 0.22.1's collective `all_reduce` exists only for its GPU (CubeCL) backends (`burn-flex`
-//! leaves it unimplemented), so the shard sums are combined on the host; the surrogate's data term
-//! is the sum of the shards' terms in one autodiff graph.
+//! computes its FITC quantities, site sums, cavities, site updates, `log s̃` terms and the
+//! gradient of its share of the surrogate's data term on its own thread (and device, when the
+//! [`ShardReducer`] names devices), and only `O(m² + md)` numbers per shard are combined, by the
+//! reducer's all-reduce. The result equals the single-shard run up to the order of floating-point
+//! summation.
 use std::ops::Range;
 
-use burn::tensor::Tensor;
+use burn::module::Module;
+use burn::optim::GradientsParams;
+use burn::tensor::{Device, Tensor};
 use faer::Mat;
 
 use super::model::{EpGpClassifier, FrozenPosterior};
 use super::posterior::{cavity, update_sites, Cavity, EpSites, Fitc, PassReport, WhitenedPosterior};
+use super::reducer::ShardReducer;
 use super::site::{log_site_scale, tilted};
 use super::train::frozen_posterior;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
+use crate::optim::{flatten_gradients, gradients_from_flat};
 
 /// Contiguous, nearly equal ranges of `0..n` for `k` shards (`1 ≤ k ≤ n`).
 pub fn shard_ranges(n: usize, k: usize) -> Result<Vec<Range<usize>>> {
@@ -26,60 +28,96 @@ pub fn shard_ranges(n: usize, k: usize) -> Result<Vec<Range<usize>>> {
     Ok((0..k).map(|p| p * n / k..(p + 1) * n / k).collect())
 }
 
-/// The training data split into shards.
+/// The training data split into shards, each on its device.
 #[derive(Clone, Debug)]
 pub struct Shards {
     /// Row range of each shard.
     pub ranges: Vec<Range<usize>>,
-    /// Inputs of each shard.
+    /// Inputs of each shard, on its device.
     pub x: Vec<Tensor<2>>,
     /// Labels of each shard.
     pub y: Vec<Vec<f64>>,
+    /// The device of each shard.
+    pub devices: Vec<Device>,
 }
 
 impl Shards {
-    /// Splits `x` `[n, d]` and `y` into `k` shards with the given ranges.
-    pub fn new(x: &Tensor<2>, y: &[f64], ranges: Vec<Range<usize>>) -> Self {
-        let xs = ranges.iter().map(|r| x.clone().narrow(0, r.start, r.len())).collect();
+    /// Splits `x` `[n, d]` and `y` into shards with the given ranges, shard `p` on `devices[p]`
+    /// (all on `x`'s device when `devices` is `None`).
+    pub fn new(x: &Tensor<2>, y: &[f64], ranges: Vec<Range<usize>>, devices: Option<&[Device]>) -> Result<Self> {
+        let devices: Vec<Device> = match devices {
+            None => vec![x.device(); ranges.len()],
+            Some(d) if d.len() == ranges.len() => d.to_vec(),
+            Some(d) => return Err(Error::shape("Shards::new: one device per shard", ranges.len(), d.len())),
+        };
+        let xs =
+            ranges.iter().zip(&devices).map(|(r, dev)| x.clone().narrow(0, r.start, r.len()).to_device(dev)).collect();
         let ys = ranges.iter().map(|r| y[r.clone()].to_vec()).collect();
-        Self { ranges, x: xs, y: ys }
+        Ok(Self { ranges, x: xs, y: ys, devices })
     }
-    /// The FITC quantities of every shard at the model's current hyperparameters.
+    /// Number of shards.
+    pub fn len(&self) -> usize {
+        self.ranges.len()
+    }
+    /// True when there are no shards.
+    pub fn is_empty(&self) -> bool {
+        self.ranges.is_empty()
+    }
+    /// The FITC quantities of every shard at the model's current hyperparameters (one thread per
+    /// shard, on the shard's device).
     pub fn fitc<K: Kernel>(&self, model: &EpGpClassifier<K>) -> Result<Vec<Fitc>> {
-        self.x.iter().map(|x| model.fitc(x)).collect()
+        per_shard_with(replicas(model, &self.devices), |p, local| local.fitc(&self.x[p]))
     }
 }
 
 /// Runs `f(p)` for every shard on its own thread and collects the results in shard order.
 fn per_shard<T: Send>(k: usize, f: impl Fn(usize) -> Result<T> + Sync) -> Result<Vec<T>> {
+    per_shard_with(vec![(); k], |p, ()| f(p))
+}
+
+/// Runs `f(p, items[p])` for every shard on its own thread (each item moved into its thread) and
+/// collects the results in shard order.
+fn per_shard_with<I: Send, T: Send>(items: Vec<I>, f: impl Fn(usize, I) -> Result<T> + Sync) -> Result<Vec<T>> {
     std::thread::scope(|scope| {
         let f = &f;
-        let handles: Vec<_> = (0..k).map(|p| scope.spawn(move || f(p))).collect();
+        let handles: Vec<_> = items.into_iter().enumerate().map(|(p, item)| scope.spawn(move || f(p, item))).collect();
         handles.into_iter().map(|h| h.join().expect("an EP shard thread panicked")).collect()
     })
 }
 
-/// `q` from the sum of the shards' whitened site sums.
-pub fn posterior_from_shards(fitcs: &[Fitc], ranges: &[Range<usize>], sites: &EpSites) -> Result<WhitenedPosterior> {
-    let parts =
-        per_shard(fitcs.len(), |p| Ok(fitcs[p].site_sums(&sites.nu[ranges[p].clone()], &sites.mu[ranges[p].clone()])))?;
+/// A copy of `model` per shard on the shard's device, each with its own autodiff leaves.
+fn replicas<K: Kernel>(model: &EpGpClassifier<K>, devices: &[Device]) -> Vec<EpGpClassifier<K>> {
+    devices.iter().map(|d| model.clone().fork(d)).collect()
+}
+
+/// `q` from the shards' whitened site sums `A_p = Ψ_p diag(ν̃) Ψ_pᵀ`, `Ψ_p μ̃`, combined by the
+/// reducer.
+pub fn posterior_from_shards(
+    fitcs: &[Fitc],
+    ranges: &[Range<usize>],
+    sites: &EpSites,
+    reducer: &dyn ShardReducer,
+) -> Result<WhitenedPosterior> {
     let m = fitcs[0].num_inducing();
-    let mut a = Mat::<f64>::zeros(m, m);
-    let mut lte = vec![0.0; m];
-    for (ap, ep) in parts {
-        for c in 0..m {
-            for r in 0..m {
-                a[(r, c)] += ap[(r, c)];
-            }
-        }
-        lte.iter_mut().zip(&ep).for_each(|(t, e)| *t += e);
-    }
-    WhitenedPosterior::new(a, &lte)
+    let parts = per_shard(fitcs.len(), |p| {
+        let (a, lte) = fitcs[p].site_sums(&sites.nu[ranges[p].clone()], &sites.mu[ranges[p].clone()]);
+        let mut buffer: Vec<f64> = (0..m * m).map(|k| a[(k / m, k % m)]).collect();
+        buffer.extend(lte);
+        Ok(buffer)
+    })?;
+    let total = reducer.all_reduce_sum(parts)?;
+    WhitenedPosterior::new(Mat::from_fn(m, m, |r, c| total[r * m + c]), &total[m * m..])
 }
 
 /// One parallel EP pass over all shards (every cavity from the same `q`).
-pub fn sharded_pass(fitcs: &[Fitc], shards: &Shards, sites: &mut EpSites, damping: f64) -> Result<PassReport> {
-    let q = posterior_from_shards(fitcs, &shards.ranges, sites)?;
+pub fn sharded_pass(
+    fitcs: &[Fitc],
+    shards: &Shards,
+    sites: &mut EpSites,
+    damping: f64,
+    reducer: &dyn ShardReducer,
+) -> Result<PassReport> {
+    let q = posterior_from_shards(fitcs, &shards.ranges, sites, reducer)?;
     let current = &*sites;
     let updated = per_shard(fitcs.len(), |p| {
         let r = shards.ranges[p].clone();
@@ -105,20 +143,24 @@ pub fn sharded_pass(fitcs: &[Fitc], shards: &Shards, sites: &mut EpSites, dampin
     Ok(report)
 }
 
-/// After the site updates: `q` from the new sites, each shard's surrogate constants and the
-/// EP energy `log Z_q`.
-pub fn sharded_frozen(fitcs: &[Fitc], shards: &Shards, sites: &EpSites) -> Result<(Vec<FrozenPosterior>, f64)> {
-    let q = posterior_from_shards(fitcs, &shards.ranges, sites)?;
+/// After the site updates: `q` from the new sites and, per shard, the surrogate constants and
+/// `Σ_{i∈D_p} log s̃_i`.
+pub fn sharded_frozen(
+    fitcs: &[Fitc],
+    shards: &Shards,
+    sites: &EpSites,
+    reducer: &dyn ShardReducer,
+) -> Result<(WhitenedPosterior, Vec<(FrozenPosterior, f64)>)> {
+    let q = posterior_from_shards(fitcs, &shards.ranges, sites, reducer)?;
     let parts = per_shard(fitcs.len(), |p| {
-        let r = shards.ranges[p].clone();
         let fitc = &fitcs[p];
         let proj = q.project(fitc.psi.as_ref());
-        let cav: Vec<Cavity> = r
+        let cav: Vec<Cavity> = shards.ranges[p]
             .clone()
             .enumerate()
             .map(|(k, i)| cavity(proj.t_hat[k], proj.v_hat[k], sites.nu[i], sites.mu[i]))
             .collect();
-        let log_s: f64 = r
+        let log_s: f64 = shards.ranges[p]
             .clone()
             .enumerate()
             .map(|(k, i)| {
@@ -128,19 +170,34 @@ pub fn sharded_frozen(fitcs: &[Fitc], shards: &Shards, sites: &EpSites) -> Resul
             .sum();
         Ok((frozen_posterior(&q, fitc, &proj, &cav), log_s))
     })?;
-    let log_z = q.log_normaliser_ratio() + parts.iter().map(|(_, l)| l).sum::<f64>();
-    Ok((parts.into_iter().map(|(f, _)| f).collect(), log_z))
+    Ok((q, parts))
 }
 
-/// `L̃` with the data term summed over the shards (one autodiff graph).
-pub fn sharded_surrogate<K: Kernel>(
+/// The sharded half of a training step after [`sharded_frozen`]: every shard computes the value
+/// and gradient of its share of the surrogate's data term (its own autodiff graph, on its
+/// device); the reducer sums them with the shards' `Σ log s̃`; the master adds the prior term.
+/// Returns `−L̃`, the gradient of `−L̃` for the optimiser, and `log Z_q`.
+pub fn sharded_objective<K: Kernel>(
     model: &EpGpClassifier<K>,
     shards: &Shards,
-    frozen: &[FrozenPosterior],
-) -> Result<Tensor<1>> {
-    let mut total = model.surrogate_prior(&frozen[0])?;
-    for (p, f) in frozen.iter().enumerate() {
-        total = total + model.surrogate_likelihood(shards.x[p].clone(), &shards.y[p], f, 1.0)?;
-    }
-    Ok(total)
+    q: &WhitenedPosterior,
+    frozen: &[(FrozenPosterior, f64)],
+    reducer: &dyn ShardReducer,
+) -> Result<(f64, GradientsParams, f64)> {
+    let parts = per_shard_with(replicas(model, &shards.devices), |p, local| {
+        let (constants, log_s) = &frozen[p];
+        let term = local.surrogate_likelihood(shards.x[p].clone(), &shards.y[p], constants, 1.0)?;
+        let value = term.clone().into_scalar::<f64>();
+        let grads = GradientsParams::from_grads(term.backward(), &local);
+        let mut buffer = vec![*log_s, value];
+        buffer.extend(flatten_gradients(&local, &grads));
+        Ok(buffer)
+    })?;
+    let total = reducer.all_reduce_sum(parts)?;
+    let prior = model.surrogate_prior(&frozen[0].0)?;
+    let prior_value = prior.clone().into_scalar::<f64>();
+    let prior_grads = flatten_gradients(model, &GradientsParams::from_grads(prior.backward(), model));
+    let minus_grad: Vec<f64> = prior_grads.iter().zip(&total[2..]).map(|(a, b)| -(a + b)).collect();
+    let log_z = q.log_normaliser_ratio() + total[0];
+    Ok((-(prior_value + total[1]), gradients_from_flat(model, &minus_grad)?, log_z))
 }

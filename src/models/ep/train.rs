@@ -12,7 +12,8 @@ use faer::{Accum, Mat, Par};
 use super::config::{EpConfig, EpMode};
 use super::model::{EpGpClassifier, FrozenPosterior};
 use super::posterior::{cavity, update_sites, Cavity, Fitc, PassReport, Projection, WhitenedPosterior, CAVITY_GUARD};
-use super::shards::{shard_ranges, sharded_frozen, sharded_pass, sharded_surrogate, Shards};
+use super::reducer::{HostReducer, ShardReducer};
+use super::shards::{shard_ranges, sharded_frozen, sharded_objective, sharded_pass, Shards};
 use super::state::EpState;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
@@ -133,14 +134,32 @@ pub fn minibatch_update(
 impl<K: Kernel> EpGpClassifier<K> {
     /// Trains on the rows of `x` `[n, d]` (an autodiff device) with labels `y` (±1) by `config`.
     ///
-    /// `evaluate(model, q, epoch)` runs after every iteration (batch modes) or epoch (minibatch)
-    /// with the model and its posterior at the current hyperparameters; it returns named metrics
+    /// `evaluate(model, q, epoch)` runs after every `config.evaluate_every`-th iteration (batch
+    /// modes) or epoch (minibatch), and after the last, with the model and its posterior at the
+    /// current hyperparameters (building that posterior costs O(nm²) in the batch modes); it returns named metrics
     /// for the progress line and the [`History`]. The history's objective is `−log Z_q / n` in the
     /// batch modes and the mean of `−L̃ / n` over the epoch's minibatches in minibatch mode.
     ///
     /// A step that produces a non-finite value is undone and retried with halved damping and
     /// halved step sizes, up to 6 times; then training stops with an error naming the step.
-    pub fn fit<E>(self, x: &Tensor<2>, y: &[f64], config: &EpConfig, mut evaluate: E) -> Result<EpFit<K>>
+    pub fn fit<E>(self, x: &Tensor<2>, y: &[f64], config: &EpConfig, evaluate: E) -> Result<EpFit<K>>
+    where
+        E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
+    {
+        self.fit_with_reducer(x, y, config, &HostReducer, evaluate)
+    }
+
+    /// As [`Self::fit`], with the batch modes' shard statistics combined by `reducer` (one shard
+    /// per reducer device when it names devices, else `config.shards` shards on `x`'s device). Only
+    /// the batch modes are sharded; minibatch mode ignores the reducer.
+    pub fn fit_with_reducer<E>(
+        self,
+        x: &Tensor<2>,
+        y: &[f64],
+        config: &EpConfig,
+        reducer: &dyn ShardReducer,
+        mut evaluate: E,
+    ) -> Result<EpFit<K>>
     where
         E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
     {
@@ -168,7 +187,12 @@ impl<K: Kernel> EpGpClassifier<K> {
             SignAdaptive::new(config.initial_step).init()
         };
         let outer = (config.mode == EpMode::Outer).then_some((config.ep_tolerance, config.max_ep_passes));
-        let shards = (!minibatch).then(|| shard_ranges(n, config.shards).map(|r| Shards::new(x, y, r))).transpose()?;
+        let shards = if minibatch {
+            None
+        } else {
+            let k = reducer.devices().map_or(config.shards, <[_]>::len);
+            Some(Shards::new(x, y, shard_ranges(n, k)?, reducer.devices())?)
+        };
         let mut damping = config.damping_or_default();
         let mut lr_scale = 1.0;
         let last_log_z = RefCell::new(None);
@@ -192,35 +216,37 @@ impl<K: Kernel> EpGpClassifier<K> {
             let mut failure = String::new();
             for _ in 0..=MAX_BACKOFFS {
                 let saved = state.borrow().snapshot(if minibatch { batch } else { &all });
-                let attempt = (|| -> Result<(Tensor<1>, Option<f64>)> {
+                let attempt = (|| -> Result<(f64, GradientsParams, Option<f64>)> {
                     let mut st = state.borrow_mut();
                     // the step rules act on the gradient of log Z_q itself (not of log Z_q / n)
                     match &shards {
                         None => {
                             let fitc = model.fitc(&xb)?;
                             let frozen = minibatch_update(&fitc, &yb, batch, &mut st, damping)?.0;
-                            Ok((model.surrogate(xb.clone(), &yb, &frozen, scale)?.neg(), None))
+                            let loss = model.surrogate(xb.clone(), &yb, &frozen, scale)?.neg();
+                            let value = loss.clone().into_scalar::<f64>();
+                            Ok((value, GradientsParams::from_grads(loss.backward(), &model), None))
                         }
                         Some(shards) => {
                             let fitcs = shards.fitc(&model)?;
                             let (tol, passes) = outer.unwrap_or((0.0, 1));
                             for _ in 0..passes {
-                                let report = sharded_pass(&fitcs, shards, &mut st.sites, damping)?;
+                                let report = sharded_pass(&fitcs, shards, &mut st.sites, damping, reducer)?;
                                 st.skipped += report.skipped;
                                 if report.max_change < tol {
                                     break;
                                 }
                             }
-                            let (frozen, log_z) = sharded_frozen(&fitcs, shards, &st.sites)?;
-                            Ok((sharded_surrogate(&model, shards, &frozen)?.neg(), Some(log_z)))
+                            let (q, frozen) = sharded_frozen(&fitcs, shards, &st.sites, reducer)?;
+                            let (value, grads, log_z) = sharded_objective(&model, shards, &q, &frozen, reducer)?;
+                            Ok((value, grads, Some(log_z)))
                         }
                     }
                 })();
                 match attempt {
-                    Ok((loss, log_z)) => {
-                        let value = loss.clone().into_scalar::<f64>() / n as f64;
+                    Ok((value, grads, log_z)) => {
+                        let value = value / n as f64;
                         if value.is_finite() && log_z.is_none_or(f64::is_finite) {
-                            let grads = GradientsParams::from_grads(loss.backward(), &model);
                             let next = optim.step(lr_scale, model.clone(), grads);
                             if next.chol_kuu().is_ok() {
                                 *last_log_z.borrow_mut() = log_z;
@@ -245,7 +271,12 @@ impl<K: Kernel> EpGpClassifier<K> {
                 index: at.step,
             })
         };
+        let last = train.epochs;
         let eval = |model: &EpGpClassifier<K>, epoch: usize| -> Result<Vec<(String, f64)>> {
+            let every = config.evaluate_every;
+            if epoch != last && (every == 0 || !epoch.is_multiple_of(every)) {
+                return Ok(vec![]);
+            }
             let q = state.borrow().posterior(model, x)?;
             evaluate(model, &q, epoch)
         };

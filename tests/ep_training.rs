@@ -1,0 +1,273 @@
+//! Training the EP GP classifier (paper 001) against the spec's acceptance tests T10–T13: sharded
+//! training equals one shard and goes through the shard reducer, the inner scheme's fixed point
+//! is L-BFGS's optimum of the converged energy, inner vs outer, and stochastic (minibatch)
+//! training.
+mod common;
+mod ep_support;
+use std::cell::RefCell;
+use std::sync::Mutex;
+
+use burn::module::Module;
+use burn::optim::{GradientsParams, LBFGSConfig, LineSearchFn};
+use burn::tensor::Device;
+use burn_gp::kernels::Rbf;
+use burn_gp::models::ep::{
+    cavity, frozen_posterior, log_z_q, BurnCollective, EpConfig, EpFit, EpGpClassifier, EpMode, EpSites, HostReducer,
+    ShardReducer, WhitenedPosterior,
+};
+use common::*;
+use ep_support::*;
+
+/// Converged `log Z_q` of `model` on `x` (row-major, 2-D), EP warm-started from `sites`.
+fn converged(model: &EpGpClassifier<Rbf>, x: &[f64], y: &[f64], sites: &EpSites) -> (f64, EpSites) {
+    let fitc = model.fitc(&rows(x, 2, &model.inducing.z().device())).unwrap();
+    let sites = converge_from(&fitc, y, sites.clone(), 1e-12);
+    (log_z_q(&fitc, y, &sites).unwrap(), sites)
+}
+
+/// `model` with its inducing inputs and `σ0²` frozen (not trained).
+fn freeze_z_and_noise(mut model: EpGpClassifier<Rbf>) -> EpGpClassifier<Rbf> {
+    model.inducing = model.inducing.no_grad();
+    model.log_noise = model.log_noise.set_require_grad(false);
+    model
+}
+
+#[test]
+fn batch_training_raises_the_energy_and_predicts() {
+    let ad = ad_device();
+    let (n, m) = (200, 10);
+    let (x, y, z, xt) = random_problem_on(n, m, 31, &ad);
+    let model = model_2d(&z, &ad);
+    let start = converged(&model, &x, &y, &EpSites::zeros(n)).0;
+    for mode in [EpMode::Inner, EpMode::Outer] {
+        let config = EpConfig::new().with_mode(mode).with_iterations(60).with_progress(false);
+        let fit = model.clone().fit(&xt, &y, &config, |_, _, _| Ok(vec![])).unwrap();
+        let end = converged(&fit.model, &x, &y, &fit.state.sites).0;
+        assert!(end > start + 1.0, "{mode:?}: converged log Z_q {start} → {end}");
+        let p = fit.predict_proba(&xt).unwrap();
+        let err = p.iter().zip(&y).filter(|(p, y)| (**p > 0.5) != (**y > 0.0)).count() as f64 / n as f64;
+        assert!(err < 0.25, "{mode:?}: training error {err}");
+        assert!(fit.log_marginal_likelihood.is_some_and(f64::is_finite));
+    }
+}
+
+/// A reducer that records the length of every all-reduce and sums on the host.
+#[derive(Default)]
+struct Recording(Mutex<Vec<(usize, usize)>>);
+
+impl ShardReducer for Recording {
+    fn devices(&self) -> Option<&[Device]> {
+        None
+    }
+    fn all_reduce_sum(&self, parts: Vec<Vec<f64>>) -> burn_gp::Result<Vec<f64>> {
+        self.0.lock().unwrap().push((parts.len(), parts[0].len()));
+        HostReducer.all_reduce_sum(parts)
+    }
+}
+
+#[test]
+fn t10_sharded_training_equals_one_shard() {
+    let ad = ad_device();
+    let (n, m) = (200, 10);
+    let (_, y, z, xt) = random_problem_on(n, m, 51, &ad);
+    let run = |shards: usize, mode: EpMode, reducer: &dyn ShardReducer| {
+        let config = EpConfig::new().with_mode(mode).with_iterations(10).with_shards(shards).with_progress(false);
+        model_2d(&z, &ad).fit_with_reducer(&xt, &y, &config, reducer, |_, _, _| Ok(vec![])).unwrap()
+    };
+    let state = |fit: &EpFit<Rbf>| {
+        let mut v = host(fit.model.kernel.params.lengthscales.value());
+        v.extend(host(fit.model.kernel.params.variance.value()));
+        v.extend(host(fit.model.log_noise.val()));
+        v.extend(host(fit.model.inducing.z()));
+        // q: μ and Σ = RRᵀ in u-space
+        let fitc = fit.model.fitc(&xt).unwrap();
+        let (mu, r) = fit.posterior.u_space(fitc.l.as_ref());
+        v.extend(mu);
+        v.extend((0..m * m).map(|k| (0..m).map(|j| r[(k / m, j)] * r[(k % m, j)]).sum::<f64>()));
+        v
+    };
+    for mode in [EpMode::Inner, EpMode::Outer] {
+        let one = run(1, mode, &HostReducer);
+        for k in [2, 3, 7] {
+            let many = run(k, mode, &HostReducer);
+            let e_sites = max_rel_err(&many.state.sites.nu, &one.state.sites.nu, 1e-3).max(max_rel_err(
+                &many.state.sites.mu,
+                &one.state.sites.mu,
+                1e-3,
+            ));
+            let e_state = max_rel_err(&state(&many), &state(&one), 1e-3);
+            let (a, b) = (many.log_marginal_likelihood.unwrap(), one.log_marginal_likelihood.unwrap());
+            eprintln!(
+                "T10 {mode:?}, {k} shards: sites {e_sites:.1e}, ξ and q {e_state:.1e}, log Z_q {:.1e}",
+                ((a - b) / b).abs()
+            );
+            assert!(
+                e_sites < 1e-10 && e_state < 1e-10 && ((a - b) / b).abs() < 1e-10,
+                "{mode:?}, {k} shards: sites {e_sites}, hyperparameters and q {e_state}, log Z_q {a} vs {b}"
+            );
+        }
+    }
+    // every cross-shard sum goes through the reducer: per inner iteration q for the EP pass, q
+    // after it ([m² + m] each), and Σ log s̃, the data term and its gradient ([2 + #parameters])
+    let recording = Recording::default();
+    run(3, EpMode::Inner, &recording);
+    let calls = recording.0.into_inner().unwrap();
+    let params = burn_gp::optim::num_float_params(&model_2d(&z, &ad));
+    assert_eq!(calls.len(), 3 * 10);
+    for step in calls.chunks(3) {
+        assert_eq!(step, [(3, m * m + m), (3, m * m + m), (3, 2 + params)]);
+    }
+}
+
+#[test]
+fn the_burn_collective_refuses_devices_without_a_collective() {
+    // Burn 0.22.1 implements all_reduce only for CUDA (and remote) devices
+    if cfg!(feature = "cuda") {
+        return;
+    }
+    let r = BurnCollective::new(vec![device(), device()]);
+    assert!(matches!(r, Err(burn_gp::Error::Device(_))), "{r:?}");
+    assert!(matches!(BurnCollective::new(vec![]), Err(burn_gp::Error::InvalidArgument { .. })));
+}
+
+#[test]
+fn flat_gradients_round_trip_and_skip_frozen_parameters() {
+    use burn_gp::optim::{flatten_gradients, gradients_from_flat, num_float_params};
+    let ad = ad_device();
+    let (x, y, z) = random_problem(30, 4, 91);
+    let model = model_2d(&z, &ad);
+    let fitc = model.fitc(&rows(&x, 2, &ad)).unwrap();
+    let sites = converge(&fitc, &y);
+    let loss = model.log_z_q_at_sites(rows(&x, 2, &ad), &y, &sites).unwrap();
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    let flat = flatten_gradients(&model, &grads);
+    assert_eq!(flat.len(), num_float_params(&model));
+    assert_eq!(flat.len(), 2 + 1 + 1 + 8);
+    let back = gradients_from_flat(&model, &flat).unwrap();
+    assert_eq!(flatten_gradients(&model, &back), flat);
+    let frozen = freeze_z_and_noise(model);
+    let partial = gradients_from_flat(&frozen, &flat).unwrap();
+    assert_eq!(partial.len(), 2, "only the kernel's two parameters train");
+    assert!(gradients_from_flat(&frozen, &flat[1..]).is_err());
+}
+
+/// L-BFGS (burn-optim's, strong Wolfe line search) on the converged energy
+/// `ξ ↦ log Z_q(ξ, sites*(ξ))` over the trainable parameters of `model`; EP is warm-started at
+/// every evaluation, and the gradient is ∇L̃ at the converged sites (= the converged energy's
+/// gradient, T8). Frozen parameters get zero gradients, so they stay where they are.
+fn lbfgs_on_converged_energy(model: EpGpClassifier<Rbf>, x: &[f64], y: &[f64]) -> (EpGpClassifier<Rbf>, EpSites) {
+    let sites = RefCell::new(EpSites::zeros(y.len()));
+    let closure = |model: EpGpClassifier<Rbf>| {
+        let ad = model.inducing.z().device();
+        let xt = rows(x, 2, &ad);
+        let fitc = model.fitc(&xt).unwrap();
+        let s = converge_from(&fitc, y, sites.borrow().clone(), 1e-12);
+        let log_z = log_z_q(&fitc, y, &s).unwrap();
+        let q = WhitenedPosterior::from_sites(&fitc, &s.nu, &s.mu).unwrap();
+        let p = q.project(fitc.psi.as_ref());
+        let cav: Vec<_> = (0..y.len()).map(|i| cavity(p.t_hat[i], p.v_hat[i], s.nu[i], s.mu[i])).collect();
+        let loss = model.surrogate(xt, y, &frozen_posterior(&q, &fitc, &p, &cav), 1.0).unwrap().neg();
+        let mut grads = GradientsParams::from_grads(loss.backward(), &model);
+        let z = model.inducing.z.val().inner();
+        grads.register(model.inducing.z.id, z.zeros_like());
+        grads.register(model.log_noise.id, model.log_noise.val().inner().zeros_like());
+        *sites.borrow_mut() = s;
+        (-log_z, grads)
+    };
+    let mut lbfgs = LBFGSConfig::new()
+        .with_max_iter(200)
+        .with_tolerance_grad(1e-10)
+        .with_tolerance_change(1e-14)
+        .with_line_search_fn(LineSearchFn::StrongWolfe)
+        .init();
+    let (model, _) = lbfgs.step(1.0, model, closure);
+    let s = sites.into_inner();
+    (model, s)
+}
+
+#[test]
+fn t11_the_inner_scheme_reaches_the_optimum_of_the_converged_energy() {
+    let ad = ad_device();
+    let (n, m) = (200, 10);
+    let (x, y, z, xt) = random_problem_on(n, m, 111, &ad);
+    let start = freeze_z_and_noise(model_2d(&z, &ad));
+    let config = EpConfig::new().with_iterations(600).with_initial_step(1e-2).with_progress(false);
+    let fit = start.clone().fit(&xt, &y, &config, |_, _, _| Ok(vec![])).unwrap();
+    let (inner_lz, inner_sites) = converged(&fit.model, &x, &y, &fit.state.sites);
+    // trained coordinates: log σ², log ℓ²_1, log ℓ²_2
+    let g = surrogate_gradient(&fit.model, &x, 2, &y, &inner_sites);
+    let g_max = g[..1].iter().chain(&g[2..4]).map(|v| v.abs()).fold(0.0, f64::max);
+    assert!(g_max < 1e-5, "inner scheme after 600 iterations: max |∇L̃| = {g_max} ({g:?})");
+    let (best, best_sites) = lbfgs_on_converged_energy(start, &x, &y);
+    let (best_lz, _) = converged(&best, &x, &y, &best_sites);
+    let (xi_inner, xi_best) = (spec_coordinates(&fit.model), spec_coordinates(&best));
+    eprintln!(
+        "T11: max |∇L̃| {g_max:.2e}; log Z_q inner {inner_lz} L-BFGS {best_lz}; ξ inner {xi_inner:?} L-BFGS {xi_best:?}"
+    );
+    assert!((inner_lz - best_lz).abs() < 1e-3, "log Z_q: inner {inner_lz} vs L-BFGS {best_lz}");
+    for j in [0, 2, 3] {
+        // log ℓ = ½ log ℓ²
+        let scale = if j == 0 { 1.0 } else { 0.5 };
+        let (a, b) = (scale * xi_inner[j], scale * xi_best[j]);
+        assert!((a - b).abs() < 1e-2, "coordinate {j}: inner {a} vs L-BFGS {b}");
+    }
+    assert_eq!(xi_best[4..], xi_inner[4..], "Z stays fixed in both");
+    assert_eq!(xi_best[1], xi_inner[1], "σ0² stays fixed in both");
+}
+
+#[test]
+fn t12_inner_and_outer_schemes_reach_similar_energies() {
+    let ad = ad_device();
+    let (n, m) = (200, 10);
+    let (x, y, z, xt) = random_problem_on(n, m, 111, &ad);
+    let mut model = model_2d(&z, &ad);
+    model.log_noise = model.log_noise.set_require_grad(false);
+    let run = |mode| {
+        let config = EpConfig::new().with_mode(mode).with_iterations(250).with_progress(false);
+        model.clone().fit(&xt, &y, &config, |_, _, _| Ok(vec![])).unwrap()
+    };
+    let (inner, outer) = (run(EpMode::Inner), run(EpMode::Outer));
+    let lz_inner = converged(&inner.model, &x, &y, &inner.state.sites).0;
+    let lz_outer = converged(&outer.model, &x, &y, &outer.state.sites).0;
+    let lz_start = converged(&model, &x, &y, &EpSites::zeros(n)).0;
+    eprintln!("T12: converged log Z_q start {lz_start}, inner {lz_inner}, outer {lz_outer}");
+    assert!(
+        (lz_inner - lz_outer).abs() < 0.1 * lz_outer.abs(),
+        "converged log Z_q: inner {lz_inner}, outer {lz_outer} (start {lz_start})"
+    );
+    // the history's objective is −log Z_q / n after each iteration's EP pass
+    let at = |fit: &EpFit<Rbf>, it: usize| -fit.history.records[it - 1].objective * n as f64;
+    for (name, fit) in [("inner", &inner), ("outer", &outer)] {
+        assert!(at(fit, 250) > at(fit, 10), "{name}: log Z_q at 250 {} vs at 10 {}", at(fit, 250), at(fit, 10));
+    }
+    assert!(lz_inner > lz_start + 1.0);
+}
+
+#[test]
+fn t13_stochastic_training_works() {
+    let ad = ad_device();
+    let (n, m, n_test) = (2000, 20, 1000);
+    let (x, y, z) = random_problem(n, m, 131);
+    let (xs, ys, _) = random_problem(n_test, m, 132);
+    let model = model_2d(&z, &ad);
+    let (xtr, xte) = (rows(&x, 2, &ad), rows(&xs, 2, &ad));
+    let nll = |q_model: &EpGpClassifier<Rbf>, q: &WhitenedPosterior| {
+        -q_model.predict_log_density(&xte, &ys, q).unwrap().iter().sum::<f64>() / n_test as f64
+    };
+    let initial = nll(&model, &WhitenedPosterior::prior(m).unwrap());
+    let batch_config = EpConfig::new().with_iterations(250).with_progress(false);
+    let batch = model.clone().fit(&xtr, &y, &batch_config, |_, _, _| Ok(vec![])).unwrap();
+    // minibatch SEP: |B| = m = 20, 5 epochs, ρ_EP = 0.99 and Adadelta(0.9, 1e-5) by default
+    let mini_config =
+        EpConfig::new().with_mode(EpMode::Minibatch).with_batch_size(m).with_epochs(5).with_progress(false);
+    assert_eq!(mini_config.damping_or_default(), 0.99);
+    let mini = model.clone().fit(&xtr, &y, &mini_config, |_, _, _| Ok(vec![])).unwrap();
+    let (nb, nm) = (nll(&batch.model, &batch.posterior), nll(&mini.model, &mini.posterior));
+    eprintln!("T13: test NLL initial {initial}, batch {nb}, minibatch {nm}");
+    assert!(nm <= 1.15 * nb && nm < 0.7 * initial, "minibatch NLL {nm}, batch {nb}, initial {initial}");
+    let lz = |fit: &EpFit<Rbf>| converged(&fit.model, &x, &y, &fit.state.sites).0;
+    let lz0 = converged(&model, &x, &y, &EpSites::zeros(n)).0;
+    let (lb, lm) = (lz(&batch), lz(&mini));
+    eprintln!("T13: converged log Z_q start {lz0}, batch {lb}, minibatch {lm}");
+    assert!(lm > lz0 && lb > lz0, "converged log Z_q: start {lz0}, batch {lb}, minibatch {lm}");
+}
