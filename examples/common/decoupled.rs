@@ -71,6 +71,8 @@ pub struct Settings {
     pub beta_per_dim: bool,
     /// Matérn smoothness.
     pub nu: MaternNu,
+    /// Initial lengthscale of every dimension (also sets the Fourier interval's margin, 3ℓ₀).
+    pub lengthscale: f64,
     /// Optimisation steps (rounded up to whole epochs).
     pub iterations: usize,
     /// Minibatch size.
@@ -193,7 +195,8 @@ fn fit_svgp(model: Svgp<AdditiveMatern, InducingPoints, Gaussian>, ctx: &Context
         }
         ctx.metrics(m.predict_y(ctx.x_eval.clone())?)
     };
-    let (model, history) = fit(model, ctx.xt.dims()[0], &ctx.config, |m, idx| m.minibatch_loss(&ctx.xt, &ctx.yt, idx), eval)?;
+    let (model, history) =
+        fit(model, ctx.xt.dims()[0], &ctx.config, |m, idx| m.minibatch_loss(&ctx.xt, &ctx.yt, idx), eval)?;
     let model = model.valid();
     let (m, v) = Context::with_noise(model.predict_f_chunked(ctx.x_eval.clone(), PREDICT_CHUNK)?, &model.likelihood);
     Ok((m, v, history))
@@ -232,7 +235,7 @@ pub fn run_method(method: Method, data: &Prepared, s: &Settings, base: &Device, 
         config,
         eval_every: s.eval_every,
     };
-    let kernel = AdditiveMatern::isotropic(s.nu, d, 1.0, 1.0, dev)?;
+    let kernel = AdditiveMatern::isotropic(s.nu, d, s.lengthscale, 1.0, dev)?;
     let noise = Gaussian::new(0.1, dev)?;
     let kmeans = |m: usize, seed: u64| -> Result<InducingPoints> {
         InducingPoints::new(&inducing_kmeans(&data.x_train, n, d, m, 25, seed)?, m, d, dev)
@@ -255,7 +258,9 @@ pub fn run_method(method: Method, data: &Prepared, s: &Settings, base: &Device, 
             let model = DecoupledGpConfig::new(n).with_jitter(1e-6).init(kernel, mean_points()?, beta, noise, dev)?;
             fit_decoupled_model(model, &ctx, s.rho)?
         }
-        Method::Svgp => fit_svgp(SvgpConfig::new(n).init(kernel, kmeans(s.gamma + s.beta, s.seed)?, noise, dev)?, &ctx)?,
+        Method::Svgp => {
+            fit_svgp(SvgpConfig::new(n).init(kernel, kmeans(s.gamma + s.beta, s.seed)?, noise, dev)?, &ctx)?
+        }
         Method::Sgpr => {
             let z = kmeans(s.gamma + s.beta, s.seed)?;
             fit_sgpr(Sgpr::new(kernel, z, noise, ctx.xt.clone(), ctx.yt.clone(), 1e-6)?, &ctx)?

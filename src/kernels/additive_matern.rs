@@ -1,8 +1,10 @@
 //! Additive Matérn kernel: a sum of 1-D Matérn kernels, one per input dimension.
+use burn::backend::Dispatch;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 
-use super::per_dimension::{matern_factors, matern_rates};
+use super::additive_ops::GpKernelOps;
+use super::per_dimension::matern_rates;
 use super::{Kernel, MaternNu, Positive};
 use crate::error::{Error, Result};
 
@@ -49,9 +51,15 @@ impl AdditiveMatern {
 
 impl Kernel for AdditiveMatern {
     fn k(&self, x: Tensor<2>, x2: Tensor<2>) -> Tensor<2> {
-        let (n, m, d) = (x.dims()[0], x2.dims()[0], self.dims());
-        let f = matern_factors(self.nu, x, x2, matern_rates(self.nu, self.lengthscales.value()));
-        (f * self.variances.value().reshape([d, 1, 1])).sum_dim(0).reshape([n, m])
+        // one fused op (forward and backward on the host): see `additive_ops`
+        let rates = matern_rates(self.nu, self.lengthscales.value());
+        Tensor::from_dispatch(Dispatch::additive_matern(
+            x.into_dispatch(),
+            x2.into_dispatch(),
+            rates.into_dispatch(),
+            self.variances.value().into_dispatch(),
+            self.nu.order(),
+        ))
     }
     fn k_diag(&self, x: Tensor<2>) -> Tensor<1> {
         self.variances.value().sum().expand([x.dims()[0]])

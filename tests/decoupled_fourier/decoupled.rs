@@ -45,7 +45,11 @@ fn golden_elbo_kl_and_predictions() {
     assert!(rel(elbo, ELBO) < 1e-10, "ELBO {elbo}");
     // KL_β alone: the same model with a_γ = 0 (m_β is stored, so it does not move)
     let zero = golden_model(&dev, true)
-        .with_variational(Some(Tensor::zeros([3, 1], &dev)), t2(M_BETA.to_vec(), 5, 1, &dev), t2(golden_l_s(), 5, 5, &dev))
+        .with_variational(
+            Some(Tensor::zeros([3, 1], &dev)),
+            t2(M_BETA.to_vec(), 5, 1, &dev),
+            t2(golden_l_s(), 5, 5, &dev),
+        )
         .unwrap();
     assert!(rel(scalar(zero.kl_divergence().unwrap()), KL_BETA) < 1e-10);
     let (m, v) = model.predict_f(t2(vec![1.0, 2.3], 2, 1, &dev)).unwrap();
@@ -60,7 +64,8 @@ fn golden_elbo_kl_and_predictions() {
     let (m2, v2) = model.predict_f_chunked(xs, 3).unwrap();
     assert!(max_rel_err(&host(m1), &host(m2), 1e-6) < 1e-13 && max_rel_err(&host(v1), &host(v2), 1e-6) < 1e-13);
     // exact log marginal likelihood of the same prior
-    let gpr = ExactGpr::new(golden_kernel(MaternNu::ThreeHalves, &dev), Gaussian::new(NOISE, &dev).unwrap(), x, y).unwrap();
+    let gpr =
+        ExactGpr::new(golden_kernel(MaternNu::ThreeHalves, &dev), Gaussian::new(NOISE, &dev).unwrap(), x, y).unwrap();
     assert!(rel(scalar(gpr.log_marginal_likelihood().unwrap()), LOG_P) < 1e-10);
 }
 
@@ -87,8 +92,15 @@ fn closed_form_optimum_and_collapsed_bounds() {
         .unwrap();
     let collapsed = scalar(vff.elbo(x.clone(), y.clone()).unwrap());
     assert!(rel(collapsed, VFF_COLLAPSED) < 1e-10, "VFF-SVGP at its optimum {collapsed}");
-    let sgpr = Sgpr::new(kernel.clone(), golden_features(&kernel), Gaussian::new(NOISE, &dev).unwrap(), x.clone(), y.clone(), 0.0)
-        .unwrap();
+    let sgpr = Sgpr::new(
+        kernel.clone(),
+        golden_features(&kernel),
+        Gaussian::new(NOISE, &dev).unwrap(),
+        x.clone(),
+        y.clone(),
+        0.0,
+    )
+    .unwrap();
     assert!(rel(scalar(sgpr.elbo().unwrap()), VFF_COLLAPSED) < 1e-10, "SGPR with Fourier features");
     // the existing whitened SVGP takes Fourier features through the same inducing interface
     let svgp = SvgpConfig::new(8)
@@ -137,7 +149,9 @@ fn optimum_is_stationary_and_its_mean_is_the_dtc_mean_of_the_union() {
     let k_alpha = |p: Tensor<2>| {
         let (kg, kb) = (host(kern.k(p.clone(), z.clone())), host(opt.cov_basis.kfu(kern, p.clone())));
         let n = p.dims()[0];
-        (0..n).flat_map(|i| kg[i * 3..i * 3 + 3].iter().chain(&kb[i * 5..i * 5 + 5]).copied().collect::<Vec<_>>()).collect::<Vec<f64>>()
+        (0..n)
+            .flat_map(|i| kg[i * 3..i * 3 + 3].iter().chain(&kb[i * 5..i * 5 + 5]).copied().collect::<Vec<_>>())
+            .collect::<Vec<f64>>()
     };
     let kxa = k_alpha(x.clone()); // [8, 8]
     let kza = k_alpha(z.clone()); // [3, 8]: rows of K_α for γ
@@ -165,7 +179,13 @@ fn optimum_is_stationary_and_its_mean_is_the_dtc_mean_of_the_union() {
     // (iii) with Z_γ = X the optimal mean is the exact GP posterior mean
     let kernel = golden_kernel(MaternNu::ThreeHalves, &dev);
     let full = DecoupledGpConfig::new(8)
-        .init(kernel.clone(), Some(InducingPoints::new(&X, 8, 1, &dev).unwrap()), golden_features(&kernel), Gaussian::new(NOISE, &dev).unwrap(), &dev)
+        .init(
+            kernel.clone(),
+            Some(InducingPoints::new(&X, 8, 1, &dev).unwrap()),
+            golden_features(&kernel),
+            Gaussian::new(NOISE, &dev).unwrap(),
+            &dev,
+        )
         .unwrap()
         .with_optimal_variational(x.clone(), y.clone())
         .unwrap();
@@ -193,7 +213,11 @@ fn natural_gradient_steps_reach_the_golden_values() {
     let e = scalar(tenth.elbo(x.clone(), y.clone()).unwrap());
     assert!(rel(e, NG_TENTH) < 1e-10, "ρ = 0.1: {e}");
     let at_opt = golden_model(&ad, true)
-        .with_variational(Some(t2(A_GAMMA_OPT.to_vec(), 3, 1, &ad)), t2(M_BETA.to_vec(), 5, 1, &ad), t2(golden_l_s(), 5, 5, &ad))
+        .with_variational(
+            Some(t2(A_GAMMA_OPT.to_vec(), 3, 1, &ad)),
+            t2(M_BETA.to_vec(), 5, 1, &ad),
+            t2(golden_l_s(), 5, 5, &ad),
+        )
         .unwrap();
     let (joint, _) = at_opt.natural_gradient_step(x.clone(), y.clone(), 1.0).unwrap();
     let e = scalar(joint.elbo(x.clone(), y.clone()).unwrap());
@@ -235,7 +259,8 @@ fn equal_bases_give_the_svgp_elbo_for_every_mean_weight() {
     // SVGP (whitened) with the same q(u): v = L⁻¹ m_β, L_v = L⁻¹ L_S
     let z = InducingPoints::new(&pts, 5, 1, &dev).unwrap();
     let l_inv = tri_inverse(cholesky(z.kuu(&kernel, 0.0)).unwrap());
-    let mut svgp = SvgpConfig::new(8).with_jitter(0.0).init(kernel, z, Gaussian::new(NOISE, &dev).unwrap(), &dev).unwrap();
+    let mut svgp =
+        SvgpConfig::new(8).with_jitter(0.0).init(kernel, z, Gaussian::new(NOISE, &dev).unwrap(), &dev).unwrap();
     svgp.q_mu = Param::from_tensor(l_inv.clone().matmul(m_beta).transpose());
     svgp.q_sqrt = Param::from_tensor(l_inv.matmul(l_s).unsqueeze::<3>());
     let reference = scalar(svgp.elbo(x, y).unwrap());
@@ -307,9 +332,19 @@ impl Params {
         let beta = FourierFeatures::new(&kernel, &[(A, B)], F).unwrap();
         DecoupledGpConfig::new(8)
             .with_natural_gradients(false)
-            .init(kernel, Some(InducingPoints::new(&self.z, 3, 1, dev).unwrap()), beta, Gaussian::new(self.noise, dev).unwrap(), dev)
+            .init(
+                kernel,
+                Some(InducingPoints::new(&self.z, 3, 1, dev).unwrap()),
+                beta,
+                Gaussian::new(self.noise, dev).unwrap(),
+                dev,
+            )
             .unwrap()
-            .with_variational(Some(t2(self.a.clone(), 3, 1, dev)), t2(self.m.clone(), 5, 1, dev), t2(self.l.clone(), 5, 5, dev))
+            .with_variational(
+                Some(t2(self.a.clone(), 3, 1, dev)),
+                t2(self.m.clone(), 5, 1, dev),
+                t2(self.l.clone(), 5, 5, dev),
+            )
             .unwrap()
     }
 }
@@ -340,7 +375,9 @@ fn elbo_gradients_match_finite_differences() {
         let gl = host(model.l_s.val().grad(&g).unwrap());
         auto.extend((0..5).flat_map(|i| (0..=i).map(move |j| (i, j))).map(|(i, j)| gl[i * 5 + j]));
         let (xb, yb) = golden_data(&dev);
-        let fd = fd_grad(&p0.flat(), 1e-6, |p| elbo_of(&Params::from_flat(p).model(nu, &dev), |m| m.elbo(xb.clone(), yb.clone())));
+        let fd = fd_grad(&p0.flat(), 1e-6, |p| {
+            elbo_of(&Params::from_flat(p).model(nu, &dev), |m| m.elbo(xb.clone(), yb.clone()))
+        });
         let err = max_rel_err(&auto, &fd, 1e-2);
         assert!(err < 1e-5, "ν={nu:?}: relative error {err:e}\nauto {auto:?}\nfd   {fd:?}");
         // the masked upper triangle of L_S gets no gradient
@@ -355,11 +392,20 @@ fn bad_input_gives_typed_errors() {
     let cfg = DecoupledGpConfig::new(8);
     let lik = || Gaussian::new(NOISE, &dev).unwrap();
     // N = 0, negative jitter
-    assert!(matches!(DecoupledGpConfig::new(0).init(kernel.clone(), None, golden_features(&kernel), lik(), &dev), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(cfg.clone().with_jitter(-1.0).init(kernel.clone(), None, golden_features(&kernel), lik(), &dev), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(
+        DecoupledGpConfig::new(0).init(kernel.clone(), None, golden_features(&kernel), lik(), &dev),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(
+        cfg.clone().with_jitter(-1.0).init(kernel.clone(), None, golden_features(&kernel), lik(), &dev),
+        Err(Error::InvalidArgument { .. })
+    ));
     // mean-basis points with the wrong number of columns
     let z2 = InducingPoints::new(&[0.0, 1.0, 2.0, 3.0], 2, 2, &dev).unwrap();
-    assert!(matches!(cfg.init(kernel.clone(), Some(z2), golden_features(&kernel), lik(), &dev), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(
+        cfg.init(kernel.clone(), Some(z2), golden_features(&kernel), lik(), &dev),
+        Err(Error::ShapeMismatch { .. })
+    ));
     let model = golden_model(&dev, true);
     // wrong target shape, empty batch, wrong input columns
     let (x, _) = golden_data(&dev);

@@ -99,7 +99,12 @@ fn cross_covariances_match_the_golden_rows_inside_and_outside() {
         for (r, row) in expected.iter().enumerate() {
             for j in 0..5 {
                 let err = (kxb[r * 5 + j] - row[j]).abs();
-                assert!(err <= 1e-13 * row[j].abs().max(1e-3), "ν={nu:?} row {r} col {j}: {} vs {}", kxb[r * 5 + j], row[j]);
+                assert!(
+                    err <= 1e-13 * row[j].abs().max(1e-3),
+                    "ν={nu:?} row {r} col {j}: {} vs {}",
+                    kxb[r * 5 + j],
+                    row[j]
+                );
             }
         }
         // kuf is the transpose of kfu
@@ -256,7 +261,9 @@ fn additive_and_kronecker_structure_of_gram_and_features() {
     let fk = FourierFeatures::new(&sep, &ivs, f).unwrap();
     let kk = host(fk.kuu(&sep, 0.0));
     let nk = m1 * m1;
-    for (i1, i2, j1, j2) in (0..m1).flat_map(|a| (0..m1).flat_map(move |b| (0..m1).flat_map(move |c| (0..m1).map(move |d| (a, b, c, d))))) {
+    for (i1, i2, j1, j2) in
+        (0..m1).flat_map(|a| (0..m1).flat_map(move |b| (0..m1).flat_map(move |c| (0..m1).map(move |d| (a, b, c, d)))))
+    {
         let expect = k1[i1 * m1 + j1] * k2u[i2 * m1 + j2];
         let got = kk[(i1 * m1 + i2) * nk + (j1 * m1 + j2)];
         assert!((got - expect).abs() <= 1e-12 * expect.abs().max(1.0), "Kronecker K");
@@ -306,7 +313,12 @@ fn cross_covariance_is_continuous_at_the_interval_ends() {
                 let x = t2(vec![e - eps, e + eps], 2, 1, &ad).require_grad();
                 let g = feats.kfu(&kernel, x.clone()).narrow(1, j, 1).sum().backward();
                 let d = host(x.grad(&g).unwrap());
-                assert!((d[0] - d[1]).abs() < 1e-5 * (1.0 + omega_f), "ν={nu:?} e={e} feature {j}: derivative {} vs {}", d[0], d[1]);
+                assert!(
+                    (d[0] - d[1]).abs() < 1e-5 * (1.0 + omega_f),
+                    "ν={nu:?} e={e} feature {j}: derivative {} vs {}",
+                    d[0],
+                    d[1]
+                );
             }
         }
     }
@@ -336,7 +348,9 @@ fn bad_input_gives_typed_errors() {
     // an interval that does not contain the training data is an error, not a silent widening
     let x = [0.1, 0.5, 2.4];
     match FourierFeatures::for_data(&k, &x, 3, 2, Some(&[(0.0, 2.0)])) {
-        Err(Error::InvalidArgument { name, reason }) => assert!(name == "interval" && reason.contains("2.4"), "{reason}"),
+        Err(Error::InvalidArgument { name, reason }) => {
+            assert!(name == "interval" && reason.contains("2.4"), "{reason}")
+        }
         other => panic!("expected an interval error, got {other:?}"),
     }
     assert!(matches!(FourierFeatures::for_data(&k, &[0.1, f64::INFINITY], 2, 2, None), Err(Error::NonFinite { .. })));
@@ -349,4 +363,71 @@ fn bad_input_gives_typed_errors() {
     let k2 = AdditiveMatern::new(MaternNu::ThreeHalves, &[1.0, 1.0], &[1.0, 1.0], &dev).unwrap();
     assert!(matches!(f.kuu_factor(&k2, 0.0), Err(Error::ShapeMismatch { .. })));
     let _: Tensor<2> = f.kfu(&k, t2(x.to_vec(), 3, 1, &dev));
+}
+
+/// `Σ_ij c_ij K_ij` of the additive kernel by plain tensor ops (Burn's own autodiff) and by the
+/// fused op, with gradients with respect to x, z, the lengthscales and the variances.
+fn weighted_gram(fused: bool, nu: MaternNu, x: &[f64], z: &[f64], ls: &[f64], var: &[f64]) -> (f64, Vec<Vec<f64>>) {
+    use burn_gp::kernels::{matern_factors, matern_rates};
+    let ad = ad_device();
+    let d = ls.len();
+    let (n, m) = (x.len() / d, z.len() / d);
+    let kern = AdditiveMatern::new(nu, ls, var, &ad).unwrap();
+    let xt = t2(x.to_vec(), n, d, &ad).require_grad();
+    let zt = t2(z.to_vec(), m, d, &ad).require_grad();
+    let k = if fused {
+        kern.k(xt.clone(), zt.clone())
+    } else {
+        let f = matern_factors(nu, xt.clone(), zt.clone(), matern_rates(nu, kern.lengthscales.value()));
+        (f * kern.variances.value().reshape([d, 1, 1])).sum_dim(0).reshape([n, m])
+    };
+    let c = t2(uniform(n * m, 5), n, m, &ad);
+    let total = (k * c).sum();
+    let value = scalar(total.clone());
+    let g = total.backward();
+    let grads = vec![
+        host(xt.grad(&g).unwrap()),
+        host(zt.grad(&g).unwrap()),
+        host(kern.lengthscales.raw().grad(&g).unwrap()),
+        host(kern.variances.raw().grad(&g).unwrap()),
+    ];
+    (value, grads)
+}
+
+#[test]
+fn fused_additive_matern_equals_tensor_ops_and_finite_differences() {
+    if !is_f64() {
+        return;
+    }
+    let (d, n, m) = (3, 7, 5);
+    let x: Vec<f64> = uniform(n * d, 41);
+    let mut z: Vec<f64> = uniform(m * d, 42);
+    z[..d].copy_from_slice(&x[..d]); // a coincident pair (r = 0)
+    let (ls, var) = ([0.5, 0.9, 1.7], [0.3, 1.2, 0.7]);
+    for nu in NUS {
+        let (vf, gf) = weighted_gram(true, nu, &x, &z, &ls, &var);
+        let (vt, gt) = weighted_gram(false, nu, &x, &z, &ls, &var);
+        assert!(rel(vf, vt) < 1e-13, "ν={nu:?}: value {vf} vs {vt}");
+        // Burn's own tensor-op gradients carry ~2e-8 relative error for ν = 5/2 (a fourth-order
+        // finite difference agrees with the fused op to 1e-11 and with the tensor ops to 2e-8)
+        for (a, b) in gf.iter().zip(&gt) {
+            assert!(max_rel_err(a, b, 1e-6) < 1e-6, "ν={nu:?}: gradient {a:?} vs {b:?}");
+        }
+        // finite differences in x (the fused op's own backward against its forward)
+        let fd = fd_grad(&x, 1e-6, |p| weighted_gram(true, nu, p, &z, &ls, &var).0);
+        assert!(max_rel_err(&gf[0], &fd, 1e-2) < 1e-6, "ν={nu:?}: ∂/∂x {:?} vs {fd:?}", gf[0]);
+        if nu == MaternNu::FiveHalves {
+            // smooth enough (C⁴) for a fourth-order difference: agreement to round-off
+            let h = 1e-3;
+            let f = |i: usize, dx: f64| {
+                let mut p = x.clone();
+                p[i] += dx;
+                weighted_gram(true, nu, &p, &z, &ls, &var).0
+            };
+            let fd4: Vec<f64> = (0..x.len())
+                .map(|i| (f(i, -2.0 * h) - 8.0 * f(i, -h) + 8.0 * f(i, h) - f(i, 2.0 * h)) / (12.0 * h))
+                .collect();
+            assert!(max_rel_err(&gf[0], &fd4, 1e-2) < 1e-9, "ν=5/2: ∂/∂x {:?} vs {fd4:?}", gf[0]);
+        }
+    }
 }

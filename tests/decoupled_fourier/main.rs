@@ -5,3 +5,4 @@ mod common;
 mod decoupled;
 mod fourier_features;
 mod support;
+mod training;

@@ -55,7 +55,11 @@ pub fn golden_model(dev: &Device, natural: bool) -> Odvff<AdditiveMatern, Gaussi
         .with_natural_gradients(natural)
         .init(kernel, Some(gamma), beta, Gaussian::new(NOISE, dev).unwrap(), dev)
         .unwrap()
-        .with_variational(Some(t2(A_GAMMA.to_vec(), 3, 1, dev)), t2(M_BETA.to_vec(), 5, 1, dev), t2(golden_l_s(), 5, 5, dev))
+        .with_variational(
+            Some(t2(A_GAMMA.to_vec(), 3, 1, dev)),
+            t2(M_BETA.to_vec(), 5, 1, dev),
+            t2(golden_l_s(), 5, 5, dev),
+        )
         .unwrap()
 }
 
@@ -150,7 +154,9 @@ pub fn kernel_jet(nu: MaternNu, var: f64, lam: f64, x: f64) -> Jet {
         let (l2, l3, l4) = (lam * lam, lam * lam * lam, lam.powi(4));
         let [f0, f1, f2, f3] = match nu {
             MaternNu::Half => [e, -lam * e, l2 * e, -l3 * e],
-            MaternNu::ThreeHalves => [(1.0 + lam * u) * e, -l2 * u * e, l2 * (lam * u - 1.0) * e, l3 * (2.0 - lam * u) * e],
+            MaternNu::ThreeHalves => {
+                [(1.0 + lam * u) * e, -l2 * u * e, l2 * (lam * u - 1.0) * e, l3 * (2.0 - lam * u) * e]
+            }
             MaternNu::FiveHalves => [
                 (1.0 + lam * u + l2 * u * u / 3.0) * e,
                 -(l2 / 3.0) * (u + lam * u * u) * e,
@@ -186,7 +192,9 @@ pub fn rkhs_inner(nu: MaternNu, var: f64, lam: f64, a: f64, b: f64, g: &Jet, h: 
             let (gb, hb) = (g(b), h(b));
             integral / (2.0 * lam * var) + (ga[0] * ha[0] + gb[0] * hb[0]) / (2.0 * var)
         }
-        MaternNu::ThreeHalves => integral / (4.0 * lam.powi(3) * var) + ga[0] * ha[0] / var + ga[1] * ha[1] / (lam * lam * var),
+        MaternNu::ThreeHalves => {
+            integral / (4.0 * lam.powi(3) * var) + ga[0] * ha[0] / var + ga[1] * ha[1] / (lam * lam * var)
+        }
         MaternNu::FiveHalves => {
             3.0 / (16.0 * lam.powi(5) * var) * integral
                 + 9.0 / (8.0 * var) * ga[0] * ha[0]

@@ -44,12 +44,7 @@ pub struct FourierFeatures {
 /// lengthscales `ℓ` `[D]`.
 pub fn interval_margins(x: &[f64], n: usize, lengthscales: &[f64]) -> Result<Vec<f64>> {
     let (lo, hi) = column_ranges(x, n, lengthscales.len())?;
-    Ok(lo
-        .iter()
-        .zip(&hi)
-        .zip(lengthscales)
-        .map(|((a, b), l)| (0.1 * (b - a)).max(MARGIN_LENGTHSCALES * l))
-        .collect())
+    Ok(lo.iter().zip(&hi).zip(lengthscales).map(|((a, b), l)| (0.1 * (b - a)).max(MARGIN_LENGTHSCALES * l)).collect())
 }
 
 /// Column minima and maxima of `x` `[n, d]`.
@@ -100,7 +95,9 @@ impl FourierFeatures {
         if intervals.len() != d {
             return Err(Error::shape("FourierFeatures::new: one interval per kernel dimension", d, intervals.len()));
         }
-        if let Some((k, (a, b))) = intervals.iter().enumerate().find(|(_, (a, b))| !(a.is_finite() && b.is_finite() && a < b)) {
+        if let Some((k, (a, b))) =
+            intervals.iter().enumerate().find(|(_, (a, b))| !(a.is_finite() && b.is_finite() && a < b))
+        {
             return Err(Error::invalid("interval", format!("dimension {k}: need finite a < b, got [{a}, {b}]")));
         }
         if num_freq == 0 {
@@ -122,7 +119,13 @@ impl FourierFeatures {
 
     /// Features on the smallest box holding the rows of `x` `[n, D]`, widened by `margins` `[D]`
     /// on each side.
-    pub fn covering<K: FourierKernel>(kernel: &K, x: &[f64], n: usize, num_freq: usize, margins: &[f64]) -> Result<Self> {
+    pub fn covering<K: FourierKernel>(
+        kernel: &K,
+        x: &[f64],
+        n: usize,
+        num_freq: usize,
+        margins: &[f64],
+    ) -> Result<Self> {
         let d = kernel.num_dims();
         if margins.len() != d {
             return Err(Error::shape("FourierFeatures::covering: margins", d, margins.len()));
@@ -207,7 +210,11 @@ impl FourierFeatures {
     /// The highest frequency `ω_F = 2πF/(b_d − a_d)` of each dimension (compare with the rates
     /// `λ_d = √(2ν)/ℓ_d`: the features resolve the prior well while `ω_F ≳ 3λ`).
     pub fn max_frequencies(&self) -> Vec<f64> {
-        self.lower.iter().zip(&self.upper).map(|(a, b)| 2.0 * std::f64::consts::PI * self.num_freq as f64 / (b - a)).collect()
+        self.lower
+            .iter()
+            .zip(&self.upper)
+            .map(|(a, b)| 2.0 * std::f64::consts::PI * self.num_freq as f64 / (b - a))
+            .collect()
     }
 
     fn grid(&self, device: &burn::tensor::Device) -> FeatureGrid {

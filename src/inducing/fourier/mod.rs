@@ -9,7 +9,9 @@ mod low_rank;
 mod spectral;
 
 pub use cross::{combine_features, dimension_features, FeatureGrid};
-pub use features::{interval_margins, num_freq_for_budget, FourierFeatures, MARGIN_LENGTHSCALES, MAX_KRONECKER_FEATURES};
+pub use features::{
+    interval_margins, num_freq_for_budget, FourierFeatures, MARGIN_LENGTHSCALES, MAX_KRONECKER_FEATURES,
+};
 pub use gram::VffGram;
 pub use kernel::{FeatureStructure, FourierKernel};
 pub use low_rank::DiagLowRank;

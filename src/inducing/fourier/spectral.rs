@@ -61,7 +61,7 @@ pub fn dimension_grams(
     let lam = rates.reshape([d, 1]);
     let len = lengths.reshape([d, 1]);
     let inv_s = inverse_spectral_density(nu, var.clone(), lam.clone(), omegas.clone()); // [D, F+1]
-    // α_cos = L/S(0) for the constant, (L/2)/S(ω_m) after; α_sin = (L/2)/S(ω_m), m ≥ 1.
+                                                                                        // α_cos = L/S(0) for the constant, (L/2)/S(ω_m) after; α_sin = (L/2)/S(ω_m), m ≥ 1.
     let mut halves = vec![0.5; f1];
     halves[0] = 1.0;
     let weights = Tensor::<2>::from_data(TensorData::new(halves, [1, f1]), &device);

@@ -59,8 +59,8 @@ pub(super) struct Posterior {
     pub l_s: Tensor<2>,
     /// `(Z_γ, a_γ)`, if there is a mean basis.
     pub gamma: Option<(Tensor<2>, Tensor<2>)>,
-    /// `KL[q ‖ p]` `[1]`.
-    pub kl: Tensor<1>,
+    /// `KL[q ‖ p]` `[1]` (if asked for).
+    pub kl: Option<Tensor<1>>,
 }
 
 /// Marginals of `q(f)` on a batch.
@@ -165,8 +165,8 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
         Ok(self)
     }
 
-    /// The posterior parts shared by all inputs, including the KL divergence.
-    pub(super) fn posterior(&self) -> Result<Posterior> {
+    /// The posterior parts shared by all inputs, and the KL divergence if `with_kl`.
+    pub(super) fn posterior(&self, with_kl: bool) -> Result<Posterior> {
         let factor = self.cov_basis.kuu_factor(&self.kernel, self.jitter)?;
         let mb = factor.size();
         let m = self.m_beta.val();
@@ -178,6 +178,10 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
             Some((z, a)) => matmul(self.cov_basis.kuf(&self.kernel, z.clone()), a.clone())?,
             None => Tensor::zeros([mb, 1], &device),
         };
+        if !with_kl {
+            let w = factor.solve(m - u);
+            return Ok(Posterior { factor, w, l_s, gamma, kl: None });
+        }
         let solved = factor.solve(Tensor::cat(vec![m.clone(), u.clone(), l_s.clone()], 1));
         let kinv_m = solved.clone().narrow(1, 0, 1);
         let kinv_u = solved.clone().narrow(1, 1, 1);
@@ -198,7 +202,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
             }
             None => kl_beta,
         };
-        Ok(Posterior { factor, w, l_s, gamma, kl })
+        Ok(Posterior { factor, w, l_s, gamma, kl: Some(kl) })
     }
 
     /// Marginals of `q(f(x))` on the rows of `x`.
@@ -220,13 +224,17 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
 
     /// `KL[q(f) ‖ p(f)]` `[1]`.
     pub fn kl_divergence(&self) -> Result<Tensor<1>> {
-        Ok(self.posterior()?.kl)
+        Self::kl_of(self.posterior(true)?)
+    }
+
+    fn kl_of(post: Posterior) -> Result<Tensor<1>> {
+        post.kl.ok_or_else(|| Error::invalid("posterior", "built without its KL divergence"))
     }
 
     /// Marginals of the latent `q(f(x))`: mean and variance `[n, 1]`.
     pub fn predict_f(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         check_inputs("DecoupledGp::predict_f", &x, self.kernel.input_dim())?;
-        let post = self.posterior()?;
+        let post = self.posterior(false)?;
         let m = self.marginals(&post, x)?;
         Ok((m.mean, m.var))
     }
@@ -235,7 +243,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
     pub fn predict_f_chunked(&self, x: Tensor<2>, chunk: usize) -> Result<(Tensor<2>, Tensor<2>)> {
         let n = check_inputs("DecoupledGp::predict_f_chunked", &x, self.kernel.input_dim())?;
         let chunk = chunk.max(1);
-        let post = self.posterior()?;
+        let post = self.posterior(false)?;
         let (mut means, mut vars) = (Vec::new(), Vec::new());
         let mut start = 0;
         while start < n {
@@ -262,7 +270,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
 
     /// The expected log-likelihood of a batch, scaled by `N/|B|` `[1]`.
     pub fn expected_log_likelihood(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
-        let post = self.posterior()?;
+        let post = self.posterior(false)?;
         self.scaled_ell(&post, x, y)
     }
 
@@ -276,9 +284,9 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
 
     /// The (minibatch) evidence lower bound `[1]`: `N/|B| Σ_{n∈B} E_q[log p(y_n|f_n)] − KL`.
     pub fn elbo(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
-        let post = self.posterior()?;
+        let post = self.posterior(true)?;
         let ell = self.scaled_ell(&post, x, y)?;
-        Ok(ell - post.kl)
+        Ok(ell - Self::kl_of(post)?)
     }
 
     /// `−ELBO / N` on rows `idx` of the full training tensors: the loss the trainer minimises.

@@ -40,7 +40,8 @@ fn cholesky(a: &Mat<f64>, what: &str) -> Result<Mat<f64>> {
     let n = a.nrows();
     let mut flat = Vec::with_capacity(n * n);
     host::push_row_major(a.as_ref(), &mut flat);
-    host::cholesky_lower(&flat, n).ok_or_else(|| Error::invalid("natural-gradient step", format!("{what} is not positive definite")))
+    host::cholesky_lower(&flat, n)
+        .ok_or_else(|| Error::invalid("natural-gradient step", format!("{what} is not positive definite")))
 }
 
 fn symmetrise(a: &Mat<f64>) -> Mat<f64> {
@@ -75,7 +76,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
         let n = check_inputs("DecoupledGp::natural_gradient_step", &x, self.kernel.input_dim())?;
         check_targets("DecoupledGp::natural_gradient_step", &y, n, 1)?;
         let device = x.device();
-        let post = self.posterior()?;
+        let post = self.posterior(false)?;
         let marg = self.marginals(&post, x.detach())?;
         let (mean, var) = (marg.mean.detach(), marg.var.detach());
         if !mean.is_autodiff() {
