@@ -154,7 +154,7 @@ struct Context<'a> {
 impl Context<'_> {
     /// Test metrics after this epoch? (every `eval_every` epochs and after the last).
     fn due(&self, epoch: usize) -> bool {
-        epoch == self.config.epochs || (self.eval_every > 0 && epoch % self.eval_every == 0)
+        epoch == self.config.epochs || (self.eval_every > 0 && epoch.is_multiple_of(self.eval_every))
     }
     fn metrics(&self, (m, v): (Tensor<2>, Tensor<2>)) -> Result<Vec<(String, f64)>> {
         let sc = scores(&to_vec(m), &to_vec(v), self.y_test)?;

@@ -7,7 +7,7 @@ mod init;
 mod kmeans;
 mod points;
 
-pub use factor::KuuFactor;
+pub use factor::{CholeskyFactor, KuuFactor};
 pub use fourier::{FourierFeatures, FourierKernel};
 pub use init::inducing_subset;
 pub use kmeans::inducing_kmeans;

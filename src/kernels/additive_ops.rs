@@ -250,6 +250,44 @@ fn gram_dims(x: &Shape, z: &Shape) -> GramDims {
     GramDims { n: x[0], m: z[0], d: x[1] }
 }
 
+/// The inputs of one Gram matrix read back to the host.
+#[derive(Debug, Clone)]
+struct HostInputs {
+    x: Vec<f64>,
+    z: Vec<f64>,
+    rates: Vec<f64>,
+    weights: Vec<f64>,
+    xshape: Shape,
+    zshape: Shape,
+    order: usize,
+    dtype: burn::tensor::DType,
+}
+
+impl HostInputs {
+    fn read<B: Backend>(
+        x: FloatTensor<B>,
+        z: FloatTensor<B>,
+        r: FloatTensor<B>,
+        w: FloatTensor<B>,
+        order: usize,
+    ) -> Self {
+        let (x, xshape, dtype) = to_host::<B>(x);
+        let (z, zshape, _) = to_host::<B>(z);
+        let (rates, _, _) = to_host::<B>(r);
+        let (weights, _, _) = to_host::<B>(w);
+        Self { x, z, rates, weights, xshape, zshape, order, dtype }
+    }
+    fn dims(&self) -> GramDims {
+        gram_dims(&self.xshape, &self.zshape)
+    }
+    /// The Gram matrix as a float primitive on `device`.
+    fn forward<B: Backend>(&self, device: &B::Device) -> FloatTensor<B> {
+        let dims = self.dims();
+        let out = additive_matern_forward(&self.x, &self.z, &self.rates, &self.weights, dims, self.order);
+        from_host::<B>(out, Shape::new([dims.n, dims.m]), self.dtype, device)
+    }
+}
+
 /// The fused additive Matérn Gram matrix for every enabled backend (host f64 forward).
 #[backend_extension(
     NdArray: cfg(feature = "ndarray"),
@@ -268,20 +306,14 @@ pub trait GpKernelOps: Backend {
         order: usize,
     ) -> FloatTensor<Self> {
         let device = x.device();
-        let (xv, xs, dtype) = to_host::<Self>(x);
-        let (zv, zs, _) = to_host::<Self>(z);
-        let (rv, _, _) = to_host::<Self>(rates);
-        let (wv, _, _) = to_host::<Self>(weights);
-        let dims = gram_dims(&xs, &zs);
-        let out = additive_matern_forward(&xv, &zv, &rv, &wv, dims, order);
-        from_host::<Self>(out, Shape::new([dims.n, dims.m]), dtype, &device)
+        HostInputs::read::<Self>(x, z, rates, weights, order).forward::<Self>(&device)
     }
 }
 
 crate::macros::impl_for_compiled_backends!(GpKernelOps);
 
 mod autodiff {
-    use super::{additive_matern_backward, additive_matern_forward, gram_dims, GpKernelOps};
+    use super::{additive_matern_backward, GpKernelOps, HostInputs};
     use crate::linalg::{from_host, to_host};
     use burn::backend::{
         autodiff::{
@@ -293,42 +325,31 @@ mod autodiff {
         tensor::FloatTensor,
         Backend, TensorMetadata,
     };
-    use burn::tensor::{DType, Shape};
-
-    /// Host copies of the inputs, kept for the backward pass.
-    #[derive(Debug, Clone)]
-    struct AdditiveMaternState {
-        x: Vec<f64>,
-        z: Vec<f64>,
-        rates: Vec<f64>,
-        weights: Vec<f64>,
-        xshape: Shape,
-        zshape: Shape,
-        order: usize,
-        dtype: DType,
-    }
+    use burn::tensor::Shape;
 
     #[derive(Debug)]
     struct AdditiveMaternBackward;
 
     impl<B: Backend + GpKernelOps> Backward<B, 4> for AdditiveMaternBackward {
-        type State = AdditiveMaternState;
+        /// Host copies of the inputs, kept from the forward pass.
+        type State = HostInputs;
 
         fn backward(self, ops: Ops<Self::State, 4>, grads: &mut Gradients, _: &mut Checkpointer) {
             let st = ops.state;
             let g = grads.consume::<B>(&ops.node);
             let device = g.device();
             let (gv, _, _) = to_host::<B>(g);
-            let dims = gram_dims(&st.xshape, &st.zshape);
+            let dims = st.dims();
             let grad = additive_matern_backward(&st.x, &st.z, &st.rates, &st.weights, &gv, dims, st.order);
             let [node_x, node_z, node_r, node_w] = ops.parents;
             let d = Shape::new([dims.d]);
-            for (node, values, shape) in [
+            let parts = [
                 (node_x, grad.x, st.xshape),
                 (node_z, grad.z, st.zshape),
                 (node_r, grad.rates, d.clone()),
                 (node_w, grad.weights, d),
-            ] {
+            ];
+            for (node, values, shape) in parts {
                 if let Some(node) = node {
                     grads.register::<B>(node.id, from_host::<B>(values, shape, st.dtype, &device));
                 }
@@ -353,14 +374,9 @@ mod autodiff {
             match prep {
                 OpsKind::Tracked(prep) => {
                     let device = x.device();
-                    let (x, xshape, dtype) = to_host::<B>(x);
-                    let (z, zshape, _) = to_host::<B>(z);
-                    let (rates, _, _) = to_host::<B>(rates);
-                    let (weights, _, _) = to_host::<B>(weights);
-                    let dims = gram_dims(&xshape, &zshape);
-                    let out = additive_matern_forward(&x, &z, &rates, &weights, dims, order);
-                    let out = from_host::<B>(out, Shape::new([dims.n, dims.m]), dtype, &device);
-                    prep.finish(AdditiveMaternState { x, z, rates, weights, xshape, zshape, order, dtype }, out)
+                    let inputs = HostInputs::read::<B>(x, z, rates, weights, order);
+                    let out = inputs.forward::<B>(&device);
+                    prep.finish(inputs, out)
                 }
                 OpsKind::UnTracked(prep) => prep.finish(B::additive_matern(x, z, rates, weights, order)),
             }

@@ -21,9 +21,9 @@ impl MaternNu {
     /// are the orders with closed-form shapes and Fourier features).
     pub fn from_value(nu: f64) -> Result<Self> {
         match nu {
-            v if v == 0.5 => Ok(Self::Half),
-            v if v == 1.5 => Ok(Self::ThreeHalves),
-            v if v == 2.5 => Ok(Self::FiveHalves),
+            0.5 => Ok(Self::Half),
+            1.5 => Ok(Self::ThreeHalves),
+            2.5 => Ok(Self::FiveHalves),
             v => Err(Error::invalid("nu", format!("Matérn smoothness must be 0.5, 1.5 or 2.5, got {v}"))),
         }
     }

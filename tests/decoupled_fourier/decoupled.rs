@@ -85,11 +85,7 @@ fn closed_form_optimum_and_collapsed_bounds() {
     assert!(max_rel_err(&m, &M_BETA_OPT, 1e-3) < 1e-9, "m_β* {m:?}");
     // Mγ = 0 (VFF-SVGP) at its optimum: the collapsed Titsias bound with VFF features, three ways
     let kernel = golden_kernel(MaternNu::ThreeHalves, &dev);
-    let vff = DecoupledGpConfig::new(8)
-        .init(kernel.clone(), None, golden_features(&kernel), Gaussian::new(NOISE, &dev).unwrap(), &dev)
-        .unwrap()
-        .with_optimal_variational(x.clone(), y.clone())
-        .unwrap();
+    let vff = vff_svgp(&dev).with_optimal_variational(x.clone(), y.clone()).unwrap();
     let collapsed = scalar(vff.elbo(x.clone(), y.clone()).unwrap());
     assert!(rel(collapsed, VFF_COLLAPSED) < 1e-10, "VFF-SVGP at its optimum {collapsed}");
     let sgpr = Sgpr::new(
@@ -111,11 +107,8 @@ fn closed_form_optimum_and_collapsed_bounds() {
         .unwrap();
     assert!(rel(scalar(svgp.elbo(x.clone(), y.clone()).unwrap()), VFF_COLLAPSED) < 1e-10, "Svgp with Fourier features");
     // Mγ = 0 with the same (m_β, S) as the full model's β-block: the VFF-SVGP ELBO
-    let same = DecoupledGpConfig::new(8)
-        .init(kernel.clone(), None, golden_features(&kernel), Gaussian::new(NOISE, &dev).unwrap(), &dev)
-        .unwrap()
-        .with_variational(None, t2(M_BETA.to_vec(), 5, 1, &dev), t2(golden_l_s(), 5, 5, &dev))
-        .unwrap();
+    let same =
+        vff_svgp(&dev).with_variational(None, t2(M_BETA.to_vec(), 5, 1, &dev), t2(golden_l_s(), 5, 5, &dev)).unwrap();
     assert!(rel(scalar(same.kl_divergence().unwrap()), KL_BETA) < 1e-10);
     // ordering: VFF-only bound ≤ decoupled optimum ≤ log p(y)
     assert!(VFF_COLLAPSED + 1e-9 < elbo && elbo + 1e-9 < LOG_P);

@@ -132,11 +132,11 @@ fn gram_matrix_equals_quadrature_of_the_rkhs_inner_products() {
             let feats = FourierFeatures::new(&kernel, &[(a, b)], f).unwrap();
             let kb = host(InducingVariables::<AdditiveMatern>::kuu(&feats, &kernel, 0.0));
             let m = 2 * f + 1;
-            let lam = rate(nu, ls);
+            let rkhs = Rkhs { nu, var, lam: rate(nu, ls), a, b };
             let mut worst = 0.0f64;
             for i in 0..m {
                 for j in 0..m {
-                    let q = rkhs_inner(nu, var, lam, a, b, &feature_jet(i, f, a, b), &feature_jet(j, f, a, b), None);
+                    let q = rkhs.inner(&feature_jet(i, f, a, b), &feature_jet(j, f, a, b), None);
                     let scale = (kb[i * m + i] * kb[j * m + j]).sqrt();
                     worst = worst.max((kb[i * m + j] - q).abs() / scale);
                 }
@@ -159,11 +159,11 @@ fn reproducing_property_gives_the_cross_covariance_inside_and_outside() {
         let feats = FourierFeatures::new(&kernel, &[(a, b)], f).unwrap();
         let kxb = host(feats.kfu(&kernel, t2(xs.to_vec(), xs.len(), 1, &dev)));
         let m = 2 * f + 1;
-        let lam = rate(nu, ls);
+        let rkhs = Rkhs { nu, var, lam: rate(nu, ls), a, b };
         for (r, &x) in xs.iter().enumerate() {
-            let kx = kernel_jet(nu, var, lam, x);
+            let kx = kernel_jet(nu, var, rkhs.lam, x);
             for j in 0..m {
-                let q = rkhs_inner(nu, var, lam, a, b, &feature_jet(j, f, a, b), &kx, Some(x));
+                let q = rkhs.inner(&feature_jet(j, f, a, b), &kx, Some(x));
                 let err = (kxb[r * m + j] - q).abs();
                 assert!(err < 1e-8, "ν={nu:?} x={x} feature {j}: closed form {} vs quadrature {q}", kxb[r * m + j]);
             }

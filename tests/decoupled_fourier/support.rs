@@ -63,6 +63,13 @@ pub fn golden_model(dev: &Device, natural: bool) -> Odvff<AdditiveMatern, Gaussi
         .unwrap()
 }
 
+/// A golden-problem model without a mean basis (VFF-SVGP), at the prior `q(β)`.
+pub fn vff_svgp(dev: &Device) -> Odvff<AdditiveMatern, Gaussian> {
+    let kernel = golden_kernel(MaternNu::ThreeHalves, dev);
+    let beta = golden_features(&kernel);
+    DecoupledGpConfig::new(8).init(kernel, None, beta, Gaussian::new(NOISE, dev).unwrap(), dev).unwrap()
+}
+
 /// The golden inputs and targets as `[8, 1]` tensors.
 pub fn golden_data(dev: &Device) -> (Tensor<2>, Tensor<2>) {
     (t2(X.to_vec(), 8, 1, dev), t2(Y.to_vec(), 8, 1, dev))
@@ -73,37 +80,33 @@ pub fn rel(a: f64, b: f64) -> f64 {
     (a - b).abs() / b.abs().max(1e-300)
 }
 
-/// `n`-point Gauss–Legendre nodes and weights on [−1, 1] (Newton on Legendre polynomials).
-pub fn gauss_legendre(n: usize) -> (Vec<f64>, Vec<f64>) {
-    let mut nodes = vec![0.0; n];
-    let mut weights = vec![0.0; n];
-    for i in 0..n {
-        let mut x = (std::f64::consts::PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
-        for _ in 0..100 {
-            let (mut p0, mut p1) = (1.0, x);
-            for k in 2..=n {
-                let p2 = ((2 * k - 1) as f64 * x * p1 - (k - 1) as f64 * p0) / k as f64;
-                p0 = p1;
-                p1 = p2;
-            }
-            let dp = n as f64 * (x * p1 - p0) / (x * x - 1.0);
-            let dx = p1 / dp;
-            x -= dx;
-            if dx.abs() < 1e-16 {
-                let (mut q0, mut q1) = (1.0, x);
-                for k in 2..=n {
-                    let q2 = ((2 * k - 1) as f64 * x * q1 - (k - 1) as f64 * q0) / k as f64;
-                    q0 = q1;
-                    q1 = q2;
-                }
-                let dq = n as f64 * (x * q1 - q0) / (x * x - 1.0);
-                nodes[i] = x;
-                weights[i] = 2.0 / ((1.0 - x * x) * dq * dq);
-                break;
-            }
-        }
+/// `(P_n(x), P_n′(x))` by the three-term recurrence.
+fn legendre(n: usize, x: f64) -> (f64, f64) {
+    let (mut p0, mut p1) = (1.0, x);
+    for k in 2..=n {
+        let p2 = ((2 * k - 1) as f64 * x * p1 - (k - 1) as f64 * p0) / k as f64;
+        p0 = p1;
+        p1 = p2;
     }
-    (nodes, weights)
+    (p1, n as f64 * (x * p1 - p0) / (x * x - 1.0))
+}
+
+/// `n`-point Gauss–Legendre nodes and weights on [−1, 1] (Newton on `P_n`).
+pub fn gauss_legendre(n: usize) -> (Vec<f64>, Vec<f64>) {
+    (0..n)
+        .map(|i| {
+            let mut x = (std::f64::consts::PI * (i as f64 + 0.75) / (n as f64 + 0.5)).cos();
+            for _ in 0..100 {
+                let (p, dp) = legendre(n, x);
+                x -= p / dp;
+                if (p / dp).abs() < 1e-16 {
+                    break;
+                }
+            }
+            let dp = legendre(n, x).1;
+            (x, 2.0 / ((1.0 - x * x) * dp * dp))
+        })
+        .unzip()
 }
 
 /// `∫_lo^hi g` by composite 16-point Gauss–Legendre on panels of width ≤ 1/16 (≥ 256 nodes per
@@ -168,8 +171,29 @@ pub fn kernel_jet(nu: MaternNu, var: f64, lam: f64, x: f64) -> Jet {
     })
 }
 
-/// The Matérn RKHS inner product on [a, b] (spec §2.4), the integral split at `split` if given.
-pub fn rkhs_inner(nu: MaternNu, var: f64, lam: f64, a: f64, b: f64, g: &Jet, h: &Jet, split: Option<f64>) -> f64 {
+/// The RKHS of a 1-D Matérn (ν, σ², λ) restricted to [a, b].
+pub struct Rkhs {
+    /// Smoothness.
+    pub nu: MaternNu,
+    /// Variance σ².
+    pub var: f64,
+    /// Rate λ.
+    pub lam: f64,
+    /// Lower end.
+    pub a: f64,
+    /// Upper end.
+    pub b: f64,
+}
+
+impl Rkhs {
+    /// The inner product of spec §2.4, the integral split at `split` if given.
+    pub fn inner(&self, g: &Jet, h: &Jet, split: Option<f64>) -> f64 {
+        let Rkhs { nu, var, lam, a, b } = *self;
+        rkhs_inner(nu, var, lam, (a, b), g, h, split)
+    }
+}
+
+fn rkhs_inner(nu: MaternNu, var: f64, lam: f64, (a, b): (f64, f64), g: &Jet, h: &Jet, split: Option<f64>) -> f64 {
     let op = |j: [f64; 4]| match nu {
         MaternNu::Half => [j[0], j[1]],
         MaternNu::ThreeHalves => [lam * lam * j[0] + 2.0 * lam * j[1] + j[2], 0.0],

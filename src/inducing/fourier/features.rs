@@ -261,6 +261,6 @@ impl<K: FourierKernel> InducingVariables<K> for FourierFeatures {
         combine_features(self.dimension_features(kernel, x), K::STRUCTURE)
     }
     fn kuu_factor(&self, kernel: &K, jitter: f64) -> Result<KuuFactor> {
-        Ok(KuuFactor::Fourier(self.gram(kernel, jitter)?))
+        Ok(KuuFactor::Fourier(Box::new(self.gram(kernel, jitter)?)))
     }
 }

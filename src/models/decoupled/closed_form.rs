@@ -74,11 +74,7 @@ impl<K: Kernel, I: InducingVariables<K>> DecoupledGp<K, I, Gaussian> {
         let s = &kb * inner.partial_piv_lu().solve(&kb);
         let mut flat = Vec::with_capacity(mb * mb);
         host::push_row_major(Mat::from_fn(mb, mb, |i, j| 0.5 * (s[(i, j)] + s[(j, i)])).as_ref(), &mut flat);
-        let l_s = host::cholesky_lower(&flat, mb).ok_or_else(|| Error::NotPositiveDefinite {
-            n: mb,
-            jitter: 0.0,
-            batch: 0,
-        })?;
+        let l_s = host::cholesky_lower(&flat, mb).ok_or(Error::NotPositiveDefinite { n: mb, jitter: 0.0, batch: 0 })?;
         let a_gamma = (mg > 0).then(|| to_tensor(&a_gamma, &device));
         self.with_variational(a_gamma, to_tensor(&m_beta, &device), to_tensor(&l_s, &device))
     }

@@ -244,15 +244,11 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
         let n = check_inputs("DecoupledGp::predict_f_chunked", &x, self.kernel.input_dim())?;
         let chunk = chunk.max(1);
         let post = self.posterior(false)?;
-        let (mut means, mut vars) = (Vec::new(), Vec::new());
-        let mut start = 0;
-        while start < n {
-            let len = chunk.min(n - start);
-            let m = self.marginals(&post, x.clone().narrow(0, start, len))?;
-            means.push(m.mean);
-            vars.push(m.var);
-            start += len;
-        }
+        let parts = (0..n)
+            .step_by(chunk)
+            .map(|start| self.marginals(&post, x.clone().narrow(0, start, chunk.min(n - start))))
+            .collect::<Result<Vec<_>>>()?;
+        let (means, vars): (Vec<_>, Vec<_>) = parts.into_iter().map(|m| (m.mean, m.var)).unzip();
         Ok((Tensor::cat(means, 0), Tensor::cat(vars, 0)))
     }
 
