@@ -40,6 +40,7 @@ fn golden_elbo_kl_and_predictions() {
     let ell = scalar(model.expected_log_likelihood(x.clone(), y.clone()).unwrap());
     let kl = scalar(model.kl_divergence().unwrap());
     let elbo = scalar(model.elbo(x.clone(), y.clone()).unwrap());
+    eprintln!("measured: ELL {ell:.15} KL {kl:.15} ELBO {elbo:.15} (rel {:.1e})", rel(elbo, ELBO));
     assert!(rel(ell, ELL) < 1e-10, "expected log-likelihood {ell}");
     assert!(rel(kl, KL_BETA + KL_GAMMA) < 1e-10, "KL {kl}");
     assert!(rel(elbo, ELBO) < 1e-10, "ELBO {elbo}");
@@ -78,6 +79,7 @@ fn closed_form_optimum_and_collapsed_bounds() {
     let (x, y) = golden_data(&dev);
     let opt = golden_model(&dev, true).with_optimal_variational(x.clone(), y.clone()).unwrap();
     let elbo = scalar(opt.elbo(x.clone(), y.clone()).unwrap());
+    eprintln!("measured: closed-form ELBO* {elbo:.15} (rel {:.1e})", rel(elbo, ELBO_OPT));
     assert!(rel(elbo, ELBO_OPT) < 1e-10, "ELBO* {elbo}");
     let a = host(opt.mean_basis.as_ref().unwrap().weights.val());
     let m = host(opt.m_beta.val());
@@ -87,6 +89,7 @@ fn closed_form_optimum_and_collapsed_bounds() {
     let kernel = golden_kernel(MaternNu::ThreeHalves, &dev);
     let vff = vff_svgp(&dev).with_optimal_variational(x.clone(), y.clone()).unwrap();
     let collapsed = scalar(vff.elbo(x.clone(), y.clone()).unwrap());
+    eprintln!("measured: VFF-SVGP at optimum {collapsed:.15} (rel {:.1e})", rel(collapsed, VFF_COLLAPSED));
     assert!(rel(collapsed, VFF_COLLAPSED) < 1e-10, "VFF-SVGP at its optimum {collapsed}");
     let sgpr = Sgpr::new(
         kernel.clone(),
@@ -131,6 +134,7 @@ fn optimum_is_stationary_and_its_mean_is_the_dtc_mean_of_the_union() {
     grads.extend(host(opt.m_beta.val().grad(&g).unwrap()));
     grads.extend(host(opt.l_s.val().grad(&g).unwrap()));
     let worst = grads.iter().fold(0.0f64, |a, v| a.max(v.abs()));
+    eprintln!("measured: max |∇ELBO| at the closed-form optimum {worst:.1e}");
     assert!(worst < 1e-6, "max |∇ELBO| at the optimum {worst:e}");
     // (ii) μ = K_*α (σ²K_α + K_αX K_Xα)⁻¹ K_αX y, computed here by Gaussian elimination
     let dev = device();
@@ -185,6 +189,7 @@ fn optimum_is_stationary_and_its_mean_is_the_dtc_mean_of_the_union() {
     let gpr = ExactGpr::new(kernel, Gaussian::new(NOISE, &dev).unwrap(), x, y).unwrap();
     let (mf, me) = (host(full.predict_f(xs.clone()).unwrap().0), host(gpr.predict_f(xs).unwrap().0));
     let err = mf.iter().zip(&me).fold(0.0f64, |a, (p, q)| a.max((p - q).abs()));
+    eprintln!("measured: Z_γ = X, max |μ − μ_exact| = {err:.1e}");
     assert!(err < 1e-8, "Z_γ = X: max |μ − μ_exact| = {err:e}");
 }
 
@@ -198,12 +203,18 @@ fn natural_gradient_steps_reach_the_golden_values() {
     let (one, used) = golden_model(&ad, true).natural_gradient_step(x.clone(), y.clone(), 1.0).unwrap();
     assert_eq!(used, 1.0);
     let e1 = scalar(one.elbo(x.clone(), y.clone()).unwrap());
+    eprintln!("measured: NG ρ=1 {e1:.15} (rel {:.1e})", rel(e1, NG_ONE));
     assert!(rel(e1, NG_ONE) < 1e-10, "ρ = 1: {e1}");
     let (two, _) = one.natural_gradient_step(x.clone(), y.clone(), 1.0).unwrap();
     let e2 = scalar(two.elbo(x.clone(), y.clone()).unwrap());
     assert!((e2 - e1).abs() < 1e-10, "second step moved the ELBO by {:e}", e2 - e1);
     let (tenth, _) = golden_model(&ad, true).natural_gradient_step(x.clone(), y.clone(), 0.1).unwrap();
     let e = scalar(tenth.elbo(x.clone(), y.clone()).unwrap());
+    eprintln!(
+        "measured: NG ρ=0.1 {e:.15} (rel {:.1e}); second ρ=1 step moved {:.1e}",
+        rel(e, NG_TENTH),
+        (e2 - e1).abs()
+    );
     assert!(rel(e, NG_TENTH) < 1e-10, "ρ = 0.1: {e}");
     let at_opt = golden_model(&ad, true)
         .with_variational(
@@ -215,6 +226,7 @@ fn natural_gradient_steps_reach_the_golden_values() {
     let (joint, _) = at_opt.natural_gradient_step(x.clone(), y.clone(), 1.0).unwrap();
     let e = scalar(joint.elbo(x.clone(), y.clone()).unwrap());
     // a_γ* carries 12 significant digits, so the optimum is reached to about that precision
+    eprintln!("measured: NG ρ=1 at a_γ* {e:.15} (rel {:.1e})", rel(e, ELBO_OPT));
     assert!(rel(e, ELBO_OPT) < 1e-10, "ρ = 1 at a_γ*: {e}");
     // the step needs an autodiff device, and ρ in (0, 1]
     let dev = device();
@@ -257,6 +269,8 @@ fn equal_bases_give_the_svgp_elbo_for_every_mean_weight() {
     svgp.q_mu = Param::from_tensor(l_inv.clone().matmul(m_beta).transpose());
     svgp.q_sqrt = Param::from_tensor(l_inv.matmul(l_s).unsqueeze::<3>());
     let reference = scalar(svgp.elbo(x, y).unwrap());
+    let spread = values.iter().map(|v| rel(*v, reference)).fold(0.0f64, f64::max);
+    eprintln!("measured: ODVGP(γ = β) vs SVGP ELBO, max rel diff over 10 a_γ {spread:.1e}");
     for v in &values {
         assert!(rel(*v, reference) < 1e-8, "ODVGP with γ = β: {v} vs SVGP {reference}");
     }
@@ -372,6 +386,7 @@ fn elbo_gradients_match_finite_differences() {
             elbo_of(&Params::from_flat(p).model(nu, &dev), |m| m.elbo(xb.clone(), yb.clone()))
         });
         let err = max_rel_err(&auto, &fd, 1e-2);
+        eprintln!("measured: ν={nu:?} ELBO gradient vs finite differences, max rel err {err:.1e}");
         assert!(err < 1e-5, "ν={nu:?}: relative error {err:e}\nauto {auto:?}\nfd   {fd:?}");
         // the masked upper triangle of L_S gets no gradient
         assert!((0..5).flat_map(|i| (i + 1..5).map(move |j| i * 5 + j)).all(|k| gl[k] == 0.0));
