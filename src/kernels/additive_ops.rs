@@ -315,16 +315,11 @@ crate::macros::impl_for_compiled_backends!(GpKernelOps);
 mod autodiff {
     use super::{additive_matern_backward, GpKernelOps, HostInputs};
     use crate::linalg::{from_host, to_host};
-    use burn::backend::{
-        autodiff::{
-            checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
-            grads::Gradients,
-            ops::{Backward, Ops, OpsKind},
-            Autodiff,
-        },
-        tensor::FloatTensor,
-        Backend, TensorMetadata,
-    };
+    use burn::backend::autodiff::checkpoint::{base::Checkpointer, strategy::CheckpointStrategy};
+    use burn::backend::autodiff::grads::Gradients;
+    use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
+    use burn::backend::autodiff::Autodiff;
+    use burn::backend::{tensor::FloatTensor, Backend, TensorMetadata};
     use burn::tensor::Shape;
 
     #[derive(Debug)]

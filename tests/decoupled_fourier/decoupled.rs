@@ -164,13 +164,16 @@ fn optimum_is_stationary_and_its_mean_is_the_dtc_mean_of_the_union() {
             };
         }
     }
-    let kax = transpose(&kxa, 8, 8);
-    let mut system = mat_mul(&kax, &kxa, 8, 8, 8);
-    for (s, k) in system.iter_mut().zip(&ka) {
-        *s += NOISE * k;
+    // normal equations (K_αX K_Xα + σ² K_α) w = K_αX y, then μ = K_*α w
+    fn dot(p: impl Iterator<Item = f64>, q: impl Iterator<Item = f64>) -> f64 {
+        p.zip(q).map(|(a, b)| a * b).sum()
     }
-    let w = solve_dense(&system, 8, &mat_mul(&kax, &Y, 8, 8, 1), 1);
-    let dtc = mat_mul(&k_alpha(xs.clone()), &w, 5, 8, 1);
+    let kxa = &kxa;
+    let col = |j: usize| (0..8).map(move |r| kxa[r * 8 + j]);
+    let system: Vec<f64> = (0..64).map(|ij| dot(col(ij / 8), col(ij % 8)) + NOISE * ka[ij]).collect();
+    let rhs: Vec<f64> = (0..8).map(|i| dot(col(i), Y.into_iter())).collect();
+    let w = solve_dense(&system, 8, &rhs, 1);
+    let dtc: Vec<f64> = k_alpha(xs.clone()).chunks(8).map(|row| dot(row.iter().copied(), w.iter().copied())).collect();
     let mean = host(opt.predict_f(xs.clone()).unwrap().0);
     assert!(max_rel_err(&mean, &dtc, 1e-3) < 1e-9, "{mean:?} vs DTC {dtc:?}");
     // (iii) with Z_γ = X the optimal mean is the exact GP posterior mean

@@ -60,16 +60,22 @@ fn rate(nu: MaternNu, ls: f64) -> f64 {
     nu.rate_factor() / ls
 }
 
-#[test]
-fn gram_matrices_and_log_determinants_match_the_golden_values() {
+/// Runs `check(k, ν, kernel, features)` on the golden set-up (spec §8.1) of each ν (f64 only).
+fn for_each_golden_nu(check: impl Fn(usize, MaternNu, &AdditiveMatern, &FourierFeatures)) {
     if !is_f64() {
         return;
     }
     let dev = device();
     for (k, nu) in NUS.into_iter().enumerate() {
         let kernel = golden_kernel(nu, &dev);
-        let feats = golden_features(&kernel);
-        let kb = host(InducingVariables::<AdditiveMatern>::kuu(&feats, &kernel, 0.0));
+        check(k, nu, &kernel, &golden_features(&kernel));
+    }
+}
+
+#[test]
+fn gram_matrices_and_log_determinants_match_the_golden_values() {
+    for_each_golden_nu(|k, nu, kernel, feats| {
+        let kb = host(InducingVariables::<AdditiveMatern>::kuu(feats, kernel, 0.0));
         for i in 0..5 {
             for j in 0..5 {
                 let g = GOLDEN_KB[k][i][j];
@@ -79,23 +85,18 @@ fn gram_matrices_and_log_determinants_match_the_golden_values() {
                 assert!(err <= tol, "ν={nu:?} K[{i},{j}] = {} vs {g}", kb[i * 5 + j]);
             }
         }
-        let factor = feats.kuu_factor(&kernel, 0.0).unwrap();
+        let factor = feats.kuu_factor(kernel, 0.0).unwrap();
         let logdet = scalar(factor.logdet());
         eprintln!("measured: ν={nu:?} log|K_β| rel err {:.1e}", rel(logdet, GOLDEN_LOGDET[k]));
         assert!(rel(logdet, GOLDEN_LOGDET[k]) < 1e-12, "ν={nu:?} log|K_β| = {logdet}");
-    }
+    });
 }
 
 #[test]
 fn cross_covariances_match_the_golden_rows_inside_and_outside() {
-    if !is_f64() {
-        return;
-    }
-    let dev = device();
-    for (k, nu) in NUS.into_iter().enumerate() {
-        let kernel = golden_kernel(nu, &dev);
-        let feats = golden_features(&kernel);
-        let kxb = host(feats.kfu(&kernel, t2(vec![-0.3, 0.7, 2.5], 3, 1, &dev)));
+    for_each_golden_nu(|k, nu, kernel, feats| {
+        let xs = || t2(vec![-0.3, 0.7, 2.5], 3, 1, &device());
+        let kxb = host(feats.kfu(kernel, xs()));
         let expected = [GOLDEN_KXB[k][0], GOLDEN_INSIDE, GOLDEN_KXB[k][1]];
         for (r, row) in expected.iter().enumerate() {
             for j in 0..5 {
@@ -109,9 +110,9 @@ fn cross_covariances_match_the_golden_rows_inside_and_outside() {
             }
         }
         // kuf is the transpose of kfu
-        let kbx = host(feats.kuf(&kernel, t2(vec![-0.3, 0.7, 2.5], 3, 1, &dev)));
+        let kbx = host(feats.kuf(kernel, xs()));
         assert_eq!(kbx[3], kxb[1]); // (β1, x0) = (x0, β1)
-    }
+    });
 }
 
 #[test]
@@ -372,6 +373,35 @@ fn bad_input_gives_typed_errors() {
     let k2 = AdditiveMatern::new(MaternNu::ThreeHalves, &[1.0, 1.0], &[1.0, 1.0], &dev).unwrap();
     assert!(matches!(f.kuu_factor(&k2, 0.0), Err(Error::ShapeMismatch { .. })));
     let _: Tensor<2> = f.kfu(&k, t2(x.to_vec(), 3, 1, &dev));
+}
+
+/// `Probe::<I, K>::IMPLEMENTS` is true exactly when `I: InducingVariables<K>`: the inherent
+/// constant exists only when the bound holds, otherwise the blanket trait's `false` is found.
+struct Probe<I, K>(std::marker::PhantomData<(I, K)>);
+trait NotInducing {
+    const IMPLEMENTS: bool = false;
+}
+impl<I, K> NotInducing for Probe<I, K> {}
+impl<I: InducingVariables<K>, K: Kernel> Probe<I, K> {
+    const IMPLEMENTS: bool = true;
+}
+
+#[test]
+fn fourier_features_pair_only_with_the_matern_sum_and_product_kernels() {
+    use burn_gp::kernels::{Linear, Rbf};
+    // a non-Matérn kernel (or the Euclidean-distance Matérn) with Fourier features does not compile
+    let pairs = [
+        ("AdditiveMatern", Probe::<FourierFeatures, AdditiveMatern>::IMPLEMENTS, true),
+        ("SeparableMatern", Probe::<FourierFeatures, SeparableMatern>::IMPLEMENTS, true),
+        ("Rbf", Probe::<FourierFeatures, Rbf>::IMPLEMENTS, false),
+        ("Linear", Probe::<FourierFeatures, Linear>::IMPLEMENTS, false),
+        ("Matern", Probe::<FourierFeatures, Matern>::IMPLEMENTS, false),
+        // inducing points take any kernel (the probe is not constant)
+        ("Rbf, for InducingPoints", Probe::<burn_gp::inducing::InducingPoints, Rbf>::IMPLEMENTS, true),
+    ];
+    for (name, implements, expected) in pairs {
+        assert_eq!(implements, expected, "FourierFeatures: InducingVariables<{name}>");
+    }
 }
 
 /// `Σ_ij c_ij K_ij` of the additive kernel by plain tensor ops (Burn's own autodiff) and by the

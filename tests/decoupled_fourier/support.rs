@@ -264,22 +264,3 @@ pub fn solve_dense(a: &[f64], n: usize, b: &[f64], k: usize) -> Vec<f64> {
     }
     x
 }
-
-/// Row-major product of `a` (n×k) and `b` (k×m).
-pub fn mat_mul(a: &[f64], b: &[f64], n: usize, k: usize, m: usize) -> Vec<f64> {
-    let mut out = vec![0.0; n * m];
-    for i in 0..n {
-        for l in 0..k {
-            let v = a[i * k + l];
-            for j in 0..m {
-                out[i * m + j] += v * b[l * m + j];
-            }
-        }
-    }
-    out
-}
-
-/// Transpose of a row-major n×m matrix.
-pub fn transpose(a: &[f64], n: usize, m: usize) -> Vec<f64> {
-    (0..m * n).map(|idx| a[(idx % n) * m + idx / n]).collect()
-}

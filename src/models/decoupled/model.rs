@@ -254,14 +254,12 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
 
     /// Predictive mean and variance of `y` at `x` (class probabilities for classifiers).
     pub fn predict_y(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
-        let (m, v) = self.predict_f(x)?;
-        Ok(self.likelihood.predict_mean_and_var(m, v))
+        self.predict_f(x).map(|(m, v)| self.likelihood.predict_mean_and_var(m, v))
     }
 
     /// `log p(yᵢ | data)` per test point `[n]`.
     pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
-        let (m, v) = self.predict_f(x)?;
-        Ok(self.likelihood.predict_log_density(m, v, y))
+        self.predict_f(x).map(|(m, v)| self.likelihood.predict_log_density(m, v, y))
     }
 
     /// The expected log-likelihood of a batch, scaled by `N/|B|` `[1]`.
