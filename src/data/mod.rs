@@ -47,6 +47,7 @@ mod sklearn;
 mod split;
 mod standardise;
 mod subset;
+mod synthetic;
 mod table;
 #[cfg(test)]
 mod testutil;
@@ -67,5 +68,6 @@ pub use sklearn::{load_breast_cancer, load_diabetes, load_digits, load_iris, loa
 pub use split::{random_split, stratified_split, IndexSplit};
 pub use standardise::{Standardiser, TargetStandardiser};
 pub use subset::Subset;
+pub use synthetic::matern32_draw;
 pub use table::{Table, Target};
 pub use uci::{load_uci, load_uci_table, uci_num_splits, UciSplit, UCI_DATASETS, UCI_FOLDER};

@@ -3,7 +3,7 @@ use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 
 use super::{Kernel, Stationary};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The smoothness ν of a Matérn kernel.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -14,6 +14,50 @@ pub enum MaternNu {
     ThreeHalves,
     /// ν = ⁵⁄₂.
     FiveHalves,
+}
+
+impl MaternNu {
+    /// The smoothness from its value: ½, ³⁄₂ or ⁵⁄₂ ([`Error::InvalidArgument`] otherwise; these
+    /// are the orders with closed-form shapes and Fourier features).
+    pub fn from_value(nu: f64) -> Result<Self> {
+        match nu {
+            0.5 => Ok(Self::Half),
+            1.5 => Ok(Self::ThreeHalves),
+            2.5 => Ok(Self::FiveHalves),
+            v => Err(Error::invalid("nu", format!("Matérn smoothness must be 0.5, 1.5 or 2.5, got {v}"))),
+        }
+    }
+    /// ν as a number.
+    pub fn value(self) -> f64 {
+        match self {
+            Self::Half => 0.5,
+            Self::ThreeHalves => 1.5,
+            Self::FiveHalves => 2.5,
+        }
+    }
+    /// The order p = ν − ½ of the Markov state (f, f′, …, f⁽ᵖ⁾).
+    pub fn order(self) -> usize {
+        match self {
+            Self::Half => 0,
+            Self::ThreeHalves => 1,
+            Self::FiveHalves => 2,
+        }
+    }
+    /// `√(2ν)`: the rate is `λ = √(2ν)/ℓ`.
+    pub fn rate_factor(self) -> f64 {
+        (2.0 * self.value()).sqrt()
+    }
+}
+
+/// The unit-variance Matérn shape as a function of `s = λr ≥ 0`: `e^{−s}`, `(1+s)e^{−s}` or
+/// `(1+s+s²/3)e^{−s}`.
+pub fn matern_shape<const D: usize>(nu: MaternNu, s: Tensor<D>) -> Tensor<D> {
+    let e = s.clone().neg().exp();
+    match nu {
+        MaternNu::Half => e,
+        MaternNu::ThreeHalves => (s + 1.0) * e,
+        MaternNu::FiveHalves => (s.clone() + s.powi_scalar(2).div_scalar(3.0) + 1.0) * e,
+    }
 }
 
 /// `k = σ² f_ν(r)` with `r = ‖(x − x')/ℓ‖`: `f_½ = e^{−r}`, `f_{3/2} = (1+√3r)e^{−√3r}`,
@@ -38,19 +82,7 @@ impl Kernel for Matern {
     fn k(&self, x: Tensor<2>, x2: Tensor<2>) -> Tensor<2> {
         // sqrt is clamped away from 0 so its gradient stays finite on the diagonal.
         let r = self.params.square_distance(x, x2).clamp_min(1e-36).sqrt();
-        let shape = match self.nu {
-            MaternNu::Half => r.neg().exp(),
-            MaternNu::ThreeHalves => {
-                let s = r.mul_scalar(3f64.sqrt());
-                (s.clone() + 1.0) * s.neg().exp()
-            }
-            MaternNu::FiveHalves => {
-                let s = r.mul_scalar(5f64.sqrt());
-                let poly = s.clone() + s.clone().powi_scalar(2).div_scalar(3.0) + 1.0;
-                poly * s.neg().exp()
-            }
-        };
-        self.params.scale(shape)
+        self.params.scale(matern_shape(self.nu, r.mul_scalar(self.nu.rate_factor())))
     }
     fn k_diag(&self, x: Tensor<2>) -> Tensor<1> {
         self.params.diag(&x)

@@ -1,0 +1,41 @@
+//! Training a decoupled GP: Adam on the hyperparameters, `Z_γ` and `a_γ`, and (by default) a
+//! natural-gradient step on `(m_β, L_S)` after every Adam step, on the same minibatch.
+use burn::tensor::Tensor;
+
+use super::model::DecoupledGp;
+use crate::error::Result;
+use crate::inducing::InducingVariables;
+use crate::kernels::Kernel;
+use crate::likelihoods::Likelihood;
+use crate::models::select_rows;
+use crate::train::{fit, fit_with_hook, History, TrainConfig};
+
+/// Trains `model` on `(x, y)` (on the autodiff device) for `config.epochs` passes of minibatches.
+///
+/// If the model was built with natural gradients, each Adam step on `−ELBO/N` is followed by a
+/// natural-gradient step of size `rho` on `(m_β, L_S)`; otherwise Adam trains everything.
+/// `evaluate(model, epoch)` gives the metrics of the progress line and the [`History`].
+pub fn fit_decoupled<K, I, L, E>(
+    model: DecoupledGp<K, I, L>,
+    x: &Tensor<2>,
+    y: &Tensor<2>,
+    config: &TrainConfig,
+    rho: f64,
+    evaluate: E,
+) -> Result<(DecoupledGp<K, I, L>, History)>
+where
+    K: Kernel,
+    I: InducingVariables<K>,
+    L: Likelihood,
+    E: FnMut(&DecoupledGp<K, I, L>, usize) -> Result<Vec<(String, f64)>>,
+{
+    let n = x.dims()[0];
+    let loss = |m: &DecoupledGp<K, I, L>, idx: &[usize]| m.minibatch_loss(x, y, idx);
+    if !model.natural_gradients {
+        return fit(model, n, config, loss, evaluate);
+    }
+    let natural = |m: DecoupledGp<K, I, L>, idx: &[usize]| {
+        m.natural_gradient_step(select_rows(x, idx), select_rows(y, idx), rho).map(|(m, _)| m)
+    };
+    fit_with_hook(model, n, config, loss, natural, evaluate)
+}

@@ -1,0 +1,106 @@
+//! Sparse GP regression with the collapsed variational bound (Titsias 2009): the full-batch
+//! baseline of the decoupled models, for any inducing variables (points or Fourier features).
+//!
+//! `ELBO = log N(y | 0, Q + σ²I) − tr(K_ff − Q_ff)/(2σ²)`, `Q = K_fu K_uu⁻¹ K_uf`, evaluated with
+//! `Σ = K_uu + σ⁻² K_uf K_fu` (one M×M Cholesky): `log|Q + σ²I| = log|Σ| − log|K_uu| + N log σ²`
+//! and `yᵀ(Q + σ²I)⁻¹y = σ⁻²yᵀy − σ⁻⁴ ‖L_Σ⁻¹ K_uf y‖²`. `K_uu` enters only through
+//! [`InducingVariables::kuu_factor`], so Fourier features keep their closed-form structure.
+use burn::module::Module;
+use burn::tensor::Tensor;
+
+use crate::error::Result;
+use crate::inducing::InducingVariables;
+use crate::kernels::Kernel;
+use crate::likelihoods::Gaussian;
+use crate::linalg::{cholesky, logdet_from_cholesky, matmul, matmul_transposed, row_sums, tri_inverse};
+use crate::models::{check_inputs, check_targets};
+
+const LN_2PI: f64 = 1.837_877_066_409_345_3;
+
+/// Titsias' collapsed sparse GP regression on fixed training data `(x, y)`.
+#[derive(Module, Debug)]
+pub struct Sgpr<K: Kernel, I: InducingVariables<K>> {
+    /// Covariance function.
+    pub kernel: K,
+    /// Inducing variables.
+    pub inducing: I,
+    /// Gaussian likelihood (noise variance).
+    pub likelihood: Gaussian,
+    /// Training inputs `[n, d]` (constant).
+    pub x: Tensor<2>,
+    /// Training targets `[n, 1]` (constant).
+    pub y: Tensor<2>,
+    /// Jitter on `K_uu`'s diagonal.
+    pub jitter: f64,
+}
+
+/// What the bound and the predictions share.
+struct Collapsed {
+    /// `K_uu`, factorised.
+    factor: crate::inducing::KuuFactor,
+    /// `L_Σ⁻¹` for `Σ = K_uu + σ⁻² K_uf K_fu`.
+    sigma_inv: Tensor<2>,
+    /// `log det Σ` `[1]`.
+    logdet_sigma: Tensor<1>,
+    /// `K_uf` `[M, n]`.
+    kuf: Tensor<2>,
+    /// `σ²` `[1, 1]`.
+    noise: Tensor<2>,
+}
+
+impl<K: Kernel, I: InducingVariables<K>> Sgpr<K, I> {
+    /// The model on training data `x` `[n, d]`, `y` `[n, 1]`.
+    pub fn new(kernel: K, inducing: I, likelihood: Gaussian, x: Tensor<2>, y: Tensor<2>, jitter: f64) -> Result<Self> {
+        let n = check_inputs("Sgpr::new", &x, kernel.input_dim())?;
+        check_targets("Sgpr::new", &y, n, 1)?;
+        if !(jitter >= 0.0 && jitter.is_finite()) {
+            return Err(crate::Error::invalid("jitter", format!("must be finite and ≥ 0, got {jitter}")));
+        }
+        Ok(Self { kernel, inducing, likelihood, x, y, jitter })
+    }
+
+    fn collapsed(&self) -> Result<Collapsed> {
+        let factor = self.inducing.kuu_factor(&self.kernel, self.jitter)?;
+        let kuf = self.inducing.kuf(&self.kernel, self.x.clone());
+        let noise = self.likelihood.variance.value().reshape([1, 1]);
+        let sigma = factor.dense() + matmul_transposed(kuf.clone(), kuf.clone(), false, true)? / noise.clone();
+        let l = cholesky(sigma)?;
+        let logdet_sigma = logdet_from_cholesky(l.clone());
+        Ok(Collapsed { factor, sigma_inv: tri_inverse(l), logdet_sigma, kuf, noise })
+    }
+
+    /// The collapsed evidence lower bound `[1]` (maximise it).
+    pub fn elbo(&self) -> Result<Tensor<1>> {
+        let n = self.x.dims()[0] as f64;
+        let c = self.collapsed()?;
+        let noise = c.noise.clone().reshape([1]);
+        let yy = self.y.clone().powi_scalar(2).sum();
+        let proj = matmul(c.sigma_inv.clone(), matmul(c.kuf.clone(), self.y.clone())?)?; // L_Σ⁻¹ K_uf y
+        let fit = yy / noise.clone() - proj.powi_scalar(2).sum() / noise.clone().powi_scalar(2);
+        let logdet = c.logdet_sigma - c.factor.logdet() + noise.clone().log().mul_scalar(n);
+        let kdiag = self.kernel.k_diag(self.x.clone()).sum();
+        let q_diag = (c.kuf.clone() * c.factor.solve(c.kuf.clone())).sum();
+        let trace = (kdiag - q_diag) / noise;
+        Ok((fit + logdet + trace).mul_scalar(-0.5).sub_scalar(0.5 * n * LN_2PI))
+    }
+
+    /// Predictive marginals of the latent `f(x*)`: mean and variance `[n*, 1]`.
+    pub fn predict_f(&self, xs: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        let ns = check_inputs("Sgpr::predict_f", &xs, self.kernel.input_dim())?;
+        let c = self.collapsed()?;
+        let kus = self.inducing.kuf(&self.kernel, xs.clone()); // [M, n*]
+        let a = matmul(c.sigma_inv.clone(), kus.clone())?; // L_Σ⁻¹ K_u*
+        let b = matmul(c.sigma_inv, matmul(c.kuf, self.y.clone())?)?; // L_Σ⁻¹ K_uf y
+        let mean = matmul_transposed(a.clone(), b, true, false)? / c.noise;
+        let q = row_sums((kus.clone() * c.factor.solve(kus)).transpose());
+        let var = self.kernel.k_diag(xs).reshape([ns, 1]) - q + row_sums(a.powi_scalar(2).transpose());
+        Ok((mean, var.clamp_min(1e-12)))
+    }
+
+    /// Predictive mean and variance of `y` at `x*`.
+    pub fn predict_y(&self, xs: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        let (m, v) = self.predict_f(xs)?;
+        let noise = self.likelihood.variance.value().reshape([1, 1]);
+        Ok((m, v + noise))
+    }
+}
