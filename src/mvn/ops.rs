@@ -1,0 +1,170 @@
+//! The backend extension holding the multivariate-normal ops and their hand-written backward
+//! passes: Genz's log integrand over blocks × QMC points, and the bivariate normal log-CDF.
+//!
+//! Both run on the host in f64 for every backend (one copy of the small `[b, d]`, `[b, d, d]`
+//! inputs and of the `[b, N]` output per call), like the crate's other host ops. The reverse
+//! passes are [`super::genz::genz_log_integrand_backward`] and the analytic gradient
+//! [`super::low_dim::bvn_cdf_grad`]; both are checked against finite differences in the tests.
+use burn::backend::{backend_extension, tensor::FloatTensor, Backend, TensorMetadata};
+use burn::tensor::Shape;
+
+use super::genz::genz_log_integrand;
+use super::lattice::QmcPoints;
+use super::low_dim::log_bvn_cdf;
+use crate::linalg::{from_host, to_host};
+
+/// Multivariate-normal ops for every enabled backend (host f64 forward).
+#[backend_extension(
+    NdArray: cfg(feature = "ndarray"),
+    Flex: cfg(feature = "flex"),
+    Cube: cfg(any(feature = "wgpu", feature = "cuda")),
+    Autodiff,
+)]
+pub trait GpMvnOps: Backend {
+    /// `ln f(w_k)` of Genz's integrand for upper limits `a` `[b, d]` and lower Cholesky factors
+    /// `l` `[b, d, d]` at every point of `points`: `[b, N]`. Panics on mismatched shapes (the
+    /// public wrapper checks them).
+    fn genz_log_integrand(a: FloatTensor<Self>, l: FloatTensor<Self>, points: QmcPoints) -> FloatTensor<Self> {
+        let device = a.device();
+        let (av, ashape, dtype) = to_host::<Self>(a);
+        let (lv, _, _) = to_host::<Self>(l);
+        let (b, d) = (ashape[0], ashape[1]);
+        let out = genz_log_integrand(&av, &lv, b, d, &points).unwrap_or_else(|e| panic!("genz_log_integrand: {e}"));
+        from_host::<Self>(out, Shape::new([b, points.len()]), dtype, &device)
+    }
+
+    /// Elementwise `ln Φ₂(h, k; ρ)` of three equal-shaped tensors.
+    fn log_bvn_cdf(h: FloatTensor<Self>, k: FloatTensor<Self>, rho: FloatTensor<Self>) -> FloatTensor<Self> {
+        let device = h.device();
+        let (hv, shape, dtype) = to_host::<Self>(h);
+        let (kv, _, _) = to_host::<Self>(k);
+        let (rv, _, _) = to_host::<Self>(rho);
+        let out = hv.iter().zip(&kv).zip(&rv).map(|((h, k), r)| log_bvn_cdf(*h, *k, *r)).collect();
+        from_host::<Self>(out, shape, dtype, &device)
+    }
+}
+
+crate::macros::impl_for_compiled_backends!(GpMvnOps);
+
+mod autodiff {
+    use super::{GpMvnOps, QmcPoints};
+    use crate::linalg::{from_host, to_host};
+    use crate::mvn::genz::genz_log_integrand_backward;
+    use crate::mvn::low_dim::{bvn_cdf, bvn_cdf_grad};
+    use burn::backend::{
+        autodiff::{
+            checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
+            grads::Gradients,
+            ops::{Backward, Ops, OpsKind},
+            Autodiff,
+        },
+        tensor::FloatTensor,
+        Backend, TensorMetadata,
+    };
+    use burn::tensor::{DType, Shape};
+
+    /// What the Genz backward keeps: host copies of `a`, `l`, the points and the shapes.
+    #[derive(Debug, Clone)]
+    struct GenzState {
+        a: Vec<f64>,
+        l: Vec<f64>,
+        points: QmcPoints,
+        ashape: Shape,
+        lshape: Shape,
+        dtype: DType,
+    }
+
+    #[derive(Debug)]
+    struct GenzBackward;
+
+    impl<B: Backend + GpMvnOps> Backward<B, 2> for GenzBackward {
+        type State = GenzState;
+
+        fn backward(self, ops: Ops<Self::State, 2>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let st = ops.state;
+            let g = grads.consume::<B>(&ops.node);
+            let device = g.device();
+            let (gv, _, _) = to_host::<B>(g);
+            let (b, d) = (st.ashape[0], st.ashape[1]);
+            let (ga, gl) = genz_log_integrand_backward(&st.a, &st.l, b, d, &st.points, &gv)
+                .unwrap_or_else(|e| panic!("genz_log_integrand backward: {e}"));
+            let [node_a, node_l] = ops.parents;
+            if let Some(node) = node_a {
+                grads.register::<B>(node.id, from_host::<B>(ga, st.ashape, st.dtype, &device));
+            }
+            if let Some(node) = node_l {
+                grads.register::<B>(node.id, from_host::<B>(gl, st.lshape, st.dtype, &device));
+            }
+        }
+    }
+
+    /// What the bivariate backward keeps: host copies of `h`, `k`, `ρ`.
+    #[derive(Debug, Clone)]
+    struct BvnState {
+        h: Vec<f64>,
+        k: Vec<f64>,
+        rho: Vec<f64>,
+        shape: Shape,
+        dtype: DType,
+    }
+
+    #[derive(Debug)]
+    struct BvnBackward;
+
+    impl<B: Backend + GpMvnOps> Backward<B, 3> for BvnBackward {
+        type State = BvnState;
+
+        /// `∂ ln Φ₂/∂x = (∂Φ₂/∂x) / Φ₂` for `x` in `(h, k, ρ)`.
+        fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let st = ops.state;
+            let g = grads.consume::<B>(&ops.node);
+            let device = g.device();
+            let (gv, _, _) = to_host::<B>(g);
+            let n = gv.len();
+            let (mut gh, mut gk, mut gr) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
+            for i in 0..n {
+                let p = bvn_cdf(st.h[i], st.k[i], st.rho[i]);
+                let (dh, dk, dr) = bvn_cdf_grad(st.h[i], st.k[i], st.rho[i]);
+                (gh[i], gk[i], gr[i]) = (gv[i] * dh / p, gv[i] * dk / p, gv[i] * dr / p);
+            }
+            let [nh, nk, nr] = ops.parents;
+            for (node, grad) in [(nh, gh), (nk, gk), (nr, gr)] {
+                if let Some(node) = node {
+                    grads.register::<B>(node.id, from_host::<B>(grad, st.shape.clone(), st.dtype, &device));
+                }
+            }
+        }
+    }
+
+    impl<B: Backend + GpMvnOps, C: CheckpointStrategy> GpMvnOps for Autodiff<B, C> {
+        fn genz_log_integrand(a: FloatTensor<Self>, l: FloatTensor<Self>, points: QmcPoints) -> FloatTensor<Self> {
+            let prep = GenzBackward.prepare::<C>([a.node(), l.node()]).compute_bound().stateful();
+            let (a, l) = (a.into_primitive(), l.into_primitive());
+            match prep {
+                OpsKind::Tracked(prep) => {
+                    let (ashape, lshape) = (a.shape(), l.shape());
+                    let out = B::genz_log_integrand(a.clone(), l.clone(), points.clone());
+                    let (av, _, dtype) = to_host::<B>(a);
+                    let (lv, _, _) = to_host::<B>(l);
+                    prep.finish(GenzState { a: av, l: lv, points, ashape, lshape, dtype }, out)
+                }
+                OpsKind::UnTracked(prep) => prep.finish(B::genz_log_integrand(a, l, points)),
+            }
+        }
+
+        fn log_bvn_cdf(h: FloatTensor<Self>, k: FloatTensor<Self>, rho: FloatTensor<Self>) -> FloatTensor<Self> {
+            let prep = BvnBackward.prepare::<C>([h.node(), k.node(), rho.node()]).compute_bound().stateful();
+            let (h, k, rho) = (h.into_primitive(), k.into_primitive(), rho.into_primitive());
+            match prep {
+                OpsKind::Tracked(prep) => {
+                    let out = B::log_bvn_cdf(h.clone(), k.clone(), rho.clone());
+                    let (hv, shape, dtype) = to_host::<B>(h);
+                    let (kv, _, _) = to_host::<B>(k);
+                    let (rv, _, _) = to_host::<B>(rho);
+                    prep.finish(BvnState { h: hv, k: kv, rho: rv, shape, dtype }, out)
+                }
+                OpsKind::UnTracked(prep) => prep.finish(B::log_bvn_cdf(h, k, rho)),
+            }
+        }
+    }
+}
