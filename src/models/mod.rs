@@ -10,6 +10,7 @@ mod class_predictive;
 pub mod deep_gp;
 pub mod ep;
 pub mod gpr;
+pub mod skew_gp;
 pub mod svgp;
 mod svgp_config;
 
@@ -22,5 +23,6 @@ pub use class_predictive::{entropy, variation_ratio_from_counts, ClassPredictive
 pub use deep_gp::{DeepGp, DeepGpConfig, DeepGpLayer};
 pub use ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
 pub use gpr::ExactGpr;
+pub use skew_gp::{SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
 pub use svgp::Svgp;
 pub use svgp_config::SvgpConfig;
