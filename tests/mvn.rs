@@ -156,8 +156,11 @@ fn genz_gradient_matches_the_analytic_limit_derivative() {
 fn bivariate_log_cdf_op_gradient_matches_finite_differences() {
     let dev = ad_device();
     let (h, k, r) = (vec![0.3, -1.2], vec![-0.4, 0.8], vec![0.6, -0.85]);
-    let (ht, kt, rt) =
-        (t2(h.clone(), 1, 2, &dev).require_grad(), t2(k.clone(), 1, 2, &dev).require_grad(), t2(r.clone(), 1, 2, &dev).require_grad());
+    let (ht, kt, rt) = (
+        t2(h.clone(), 1, 2, &dev).require_grad(),
+        t2(k.clone(), 1, 2, &dev).require_grad(),
+        t2(r.clone(), 1, 2, &dev).require_grad(),
+    );
     let out = log_bvn_cdf(ht.clone(), kt.clone(), rt.clone());
     let vals = host(out.clone());
     let grads = out.sum().backward();
@@ -194,7 +197,8 @@ fn bad_blocks_give_typed_errors_naming_the_block() {
     let upper = vec![0.0, 0.0, 0.0, f64::NEG_INFINITY, 0.0, 0.0];
     let err = log_mvn_cdf(t2(upper, 2, 3, &dev), t3(cov.clone(), 2, 3, 3, &dev), &points).unwrap_err();
     assert!(matches!(err, Error::NonFinite { index: 1, ref context } if context.contains("block 1")), "{err}");
-    let err = log_mvn_cdf(t2(vec![0.0; 6], 2, 3, &dev), t3(cov, 2, 3, 3, &dev), &QmcPoints::lattice(1, 8, 1, 0).unwrap());
+    let err =
+        log_mvn_cdf(t2(vec![0.0; 6], 2, 3, &dev), t3(cov, 2, 3, 3, &dev), &QmcPoints::lattice(1, 8, 1, 0).unwrap());
     assert!(matches!(err, Err(Error::ShapeMismatch { .. })));
 }
 
@@ -210,7 +214,7 @@ fn lin_ess_never_breaks_a_constraint_and_gets_the_truncated_mean() {
         let run = LinEss::new(target, variant).run(&config, None).unwrap();
         let v = host(run.samples);
         assert_eq!(v.len(), 100_000);
-        assert_eq!(v.iter().filter(|x| !(**x > 0.5)).count(), 0, "{variant:?}: constraint violations");
+        assert_eq!(v.iter().filter(|x| x.is_nan() || **x <= 0.5).count(), 0, "{variant:?}: constraint violations");
         assert_eq!(run.proposals, 200 * (20 + 500));
         let mean = v.iter().sum::<f64>() / v.len() as f64;
         assert!((mean - want).abs() < 0.01, "{variant:?}: mean {mean} vs {want}");

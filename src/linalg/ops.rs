@@ -29,6 +29,22 @@ pub(crate) fn from_host<B: Backend>(v: Vec<f64>, shape: Shape, dtype: DType, dev
     B::float_from_data(TensorData::new(v, shape).convert_dtype(dtype), device)
 }
 
+/// Registers host gradients `(values, shape)` for those `parents` of a custom op that are tracked
+/// (`None` parents are skipped), written back in `dtype` on `device`.
+pub(crate) fn register_host_grads<B: Backend, const N: usize>(
+    grads: &mut burn::backend::autodiff::grads::Gradients,
+    parents: [Option<burn::backend::autodiff::NodeId>; N],
+    values: [(Vec<f64>, Shape); N],
+    dtype: DType,
+    device: &B::Device,
+) {
+    for (parent, (v, shape)) in parents.into_iter().zip(values) {
+        if let Some(id) = parent {
+            grads.register::<B>(id, from_host::<B>(v, shape, dtype, device));
+        }
+    }
+}
+
 /// (batch, rows, cols) of a tensor whose last two dims are the matrix.
 pub(crate) fn batch_dims(shape: &Shape) -> (usize, usize, usize) {
     let d = shape.num_dims();

@@ -32,8 +32,8 @@ impl EllipticalSlice {
 
     /// Runs the chains as [`super::LinEss::run`] does.
     pub fn run(&self, config: &ChainConfig, start: Option<&[f64]>) -> Result<ChainDraws> {
-        let x0 = self.target.initial(config.chains, start)?;
         let mut rng = StdRng::seed_from_u64(config.seed);
+        let x0 = self.target.initial(config.chains, start, &mut rng)?;
         run_chains(config, x0, &mut rng, |x, rng| self.step(x, rng))
     }
 

@@ -53,8 +53,8 @@ impl LinEss {
     /// Runs `config.chains` chains from `start` (or the target's default feasible start) and
     /// returns `config.samples` draws after `config.burn_in` steps per chain.
     pub fn run(&self, config: &ChainConfig, start: Option<&[f64]>) -> Result<ChainDraws> {
-        let x0 = self.target.initial(config.chains, start)?;
         let mut rng = StdRng::seed_from_u64(config.seed);
+        let x0 = self.target.initial(config.chains, start, &mut rng)?;
         run_chains(config, x0, &mut rng, |x, rng| Ok(self.step(x, rng)))
     }
 

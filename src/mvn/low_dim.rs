@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::special::{log_ndtr, norm_cdf, norm_pdf};
 
 /// Relative tolerance of the adaptive quadratures.
-const REL_TOL: f64 = 1e-15;
+const REL_TOL: f64 = 1e-14;
 /// Integration range below the smaller limit, in standard deviations.
 const TAIL: f64 = 12.0;
 /// Panel width of the initial subdivision.
@@ -73,7 +73,7 @@ pub fn trivariate_cdf(a: &[f64], cov: &[f64]) -> Result<f64> {
     }
     crate::error::check_finite("trivariate_cdf: cov", cov)?;
     let sd: Vec<f64> = (0..3).map(|i| cov[i * 4].sqrt()).collect();
-    if sd.iter().any(|s| !(*s > 0.0)) {
+    if sd.iter().any(|s| s.is_nan() || *s <= 0.0) {
         return Err(Error::NotPositiveDefinite { n: 3, jitter: 0.0, batch: 0 });
     }
     // standardise; put the smallest limit first (integrated over)
@@ -92,7 +92,7 @@ pub fn trivariate_cdf(a: &[f64], cov: &[f64]) -> Result<f64> {
     }
     let (sp, sq) = (vp.sqrt(), vq.sqrt());
     let rho = (rpq - r1p * r1q) / (sp * sq);
-    if !(rho.abs() < 1.0) {
+    if rho.is_nan() || rho.abs() >= 1.0 {
         return Err(Error::NotPositiveDefinite { n: 3, jitter: 0.0, batch: 0 });
     }
     let x1 = z[first];

@@ -28,8 +28,8 @@ mod truncated;
 pub use dense::{cholesky as cholesky_host, solve_chol, solve_lower, symmetrise};
 pub use ess::EllipticalSlice;
 pub use genz::{
-    estimate_from_log_integrand, genz_log_cdf, genz_log_integrand, genz_log_integrand_backward, log_mean_exp,
-    log_mvn_cdf as log_mvn_cdf_host, MvnEstimate,
+    estimate_from_log_integrand, genz_log_cdf, genz_log_integrand, genz_log_integrand_backward, independent_groups,
+    log_mean_exp, log_mvn_cdf as log_mvn_cdf_host, MvnEstimate, NEGLIGIBLE_SD,
 };
 pub use lattice::{first_primes, QmcPoints};
 pub use lin_ess::{feasible_angle, LinEss, LinEssVariant};

@@ -48,7 +48,7 @@ crate::macros::impl_for_compiled_backends!(GpMvnOps);
 
 mod autodiff {
     use super::{GpMvnOps, QmcPoints};
-    use crate::linalg::{from_host, to_host};
+    use crate::linalg::{register_host_grads, to_host};
     use crate::mvn::genz::genz_log_integrand_backward;
     use crate::mvn::low_dim::{bvn_cdf, bvn_cdf_grad};
     use burn::backend::{
@@ -88,13 +88,8 @@ mod autodiff {
             let (b, d) = (st.ashape[0], st.ashape[1]);
             let (ga, gl) = genz_log_integrand_backward(&st.a, &st.l, b, d, &st.points, &gv)
                 .unwrap_or_else(|e| panic!("genz_log_integrand backward: {e}"));
-            let [node_a, node_l] = ops.parents;
-            if let Some(node) = node_a {
-                grads.register::<B>(node.id, from_host::<B>(ga, st.ashape, st.dtype, &device));
-            }
-            if let Some(node) = node_l {
-                grads.register::<B>(node.id, from_host::<B>(gl, st.lshape, st.dtype, &device));
-            }
+            let parents = ops.parents.map(|p| p.map(|node| node.id));
+            register_host_grads::<B, 2>(grads, parents, [(ga, st.ashape), (gl, st.lshape)], st.dtype, &device);
         }
     }
 
@@ -127,12 +122,9 @@ mod autodiff {
                 let (dh, dk, dr) = bvn_cdf_grad(st.h[i], st.k[i], st.rho[i]);
                 (gh[i], gk[i], gr[i]) = (gv[i] * dh / p, gv[i] * dk / p, gv[i] * dr / p);
             }
-            let [nh, nk, nr] = ops.parents;
-            for (node, grad) in [(nh, gh), (nk, gk), (nr, gr)] {
-                if let Some(node) = node {
-                    grads.register::<B>(node.id, from_host::<B>(grad, st.shape.clone(), st.dtype, &device));
-                }
-            }
+            let parents = ops.parents.map(|p| p.map(|node| node.id));
+            let values = [(gh, st.shape.clone()), (gk, st.shape.clone()), (gr, st.shape)];
+            register_host_grads::<B, 3>(grads, parents, values, st.dtype, &device);
         }
     }
 

@@ -53,11 +53,11 @@ pub fn genz_order(a: &[f64], cov: &[f64]) -> Vec<usize> {
     perm
 }
 
-/// `a[perm]` and `cov[perm, perm]`.
+/// `a[perm]` and `cov[perm, perm]`; `perm` may select a subset of the `a.len()` variables.
 pub fn permute(a: &[f64], cov: &[f64], perm: &[usize]) -> (Vec<f64>, Vec<f64>) {
-    let d = perm.len();
+    let (d, full) = (perm.len(), a.len());
     let pa = perm.iter().map(|&p| a[p]).collect();
-    let pc = (0..d * d).map(|k| cov[perm[k / d] * d + perm[k % d]]).collect();
+    let pc = (0..d * d).map(|k| cov[perm[k / d] * full + perm[k % d]]).collect();
     (pa, pc)
 }
 

@@ -211,7 +211,8 @@ impl Sun {
             (v1, coef)
         };
         let ob = self.omega_bar();
-        let cov0 = Mat::from_fn(p, p, |i, j| ob[(i, j)] - (0..s).map(|k| coef[(i, k)] * self.delta[(j, k)]).sum::<f64>());
+        let cov0 =
+            Mat::from_fn(p, p, |i, j| ob[(i, j)] - (0..s).map(|k| coef[(i, k)] * self.delta[(j, k)]).sum::<f64>());
         let l0 = cholesky(symmetrise(cov0.as_ref()).as_ref(), 0)?;
         let mut out = Vec::with_capacity(n * p);
         let mut eta = vec![0.0; p];
@@ -246,7 +247,10 @@ impl Sun {
     pub fn conditional(&self, idx: &[usize], z1: &[f64]) -> Result<Sun> {
         let (p, s) = (self.dim(), self.latent_dim());
         if z1.len() != idx.len() || idx.iter().any(|&i| i >= p) || idx.is_empty() || idx.len() >= p {
-            return Err(Error::invalid("Sun::conditional", "needs 1..p−1 distinct indices in range and one value each"));
+            return Err(Error::invalid(
+                "Sun::conditional",
+                "needs 1..p−1 distinct indices in range and one value each",
+            ));
         }
         let rest: Vec<usize> = (0..p).filter(|i| !idx.contains(i)).collect();
         let (q1, q2) = (idx.len(), rest.len());
@@ -308,14 +312,8 @@ impl Sun {
             .collect();
         let mut gamma = self.gamma.clone();
         gamma.extend((0..p).map(|i| w[i] * self.xi[i]));
-        let (tg, _) = probit_selection(
-            &self.big_gamma(),
-            &self.delta(),
-            &row_major(self.omega.as_ref()),
-            &self.scale,
-            w,
-            s,
-        );
+        let (tg, _) =
+            probit_selection(&self.big_gamma(), &self.delta(), &row_major(self.omega.as_ref()), &self.scale, w, s);
         Sun::with_scale(&self.xi, &row_major(self.omega.as_ref()), &delta, &gamma, &tg, &self.scale)
     }
 }
@@ -323,7 +321,14 @@ impl Sun {
 /// The latent covariance of Theorem 1, `Γ̃ = [[Γ, ΔᵀDW], [WDΔ, WΩW + I]]` `[s+n, s+n]`
 /// (row-major), from `Γ` `[s, s]`, `Δ` `[n, s]`, `Ω` `[n, n]`, the scale `D` and signs `w`;
 /// also returns its size `s + n`.
-pub fn probit_selection(big_gamma: &[f64], delta: &[f64], omega: &[f64], scale: &[f64], w: &[f64], s: usize) -> (Vec<f64>, usize) {
+pub fn probit_selection(
+    big_gamma: &[f64],
+    delta: &[f64],
+    omega: &[f64],
+    scale: &[f64],
+    w: &[f64],
+    s: usize,
+) -> (Vec<f64>, usize) {
     let n = w.len();
     let t = s + n;
     let mut out = vec![0.0; t * t];
@@ -344,26 +349,34 @@ pub fn probit_selection(big_gamma: &[f64], delta: &[f64], omega: &[f64], scale: 
 }
 
 /// `n` draws `[n, s]` of `N(0, L Lᵀ)` restricted to `v + γ > 0`, by rejection (at most
-/// `1000·n/acceptance` proposals; errors beyond).
+/// `1000·n + 10⁶` proposals; errors beyond). Coordinates are drawn in order and a proposal is
+/// abandoned at its first violated constraint.
 pub fn rejection_orthant(l: faer::MatRef<'_, f64>, gamma: &[f64], n: usize, rng: &mut StdRng) -> Result<Vec<f64>> {
     let s = gamma.len();
+    let mut lower = Vec::with_capacity(s * s);
+    crate::linalg::host::push_row_major(l, &mut lower);
     let mut out = Vec::with_capacity(n * s);
     let mut eta = vec![0.0; s];
     let mut v = vec![0.0; s];
     let budget = 1000 * n + 1_000_000;
     let mut tries = 0usize;
-    while out.len() < n * s {
+    'propose: while out.len() < n * s {
         tries += 1;
         if tries > budget {
-            return Err(Error::invalid("rejection sampling", format!("acceptance too low: {} draws after {tries} proposals", out.len() / s.max(1))));
+            return Err(Error::invalid(
+                "rejection sampling",
+                format!("acceptance too low: {} draws after {tries} proposals", out.len() / s.max(1)),
+            ));
         }
-        eta.iter_mut().for_each(|e| *e = StandardNormal.sample(rng));
         for i in 0..s {
-            v[i] = (0..=i).map(|k| l[(i, k)] * eta[k]).sum();
+            eta[i] = StandardNormal.sample(rng);
+            let row = &lower[i * s..i * s + i + 1];
+            v[i] = row.iter().zip(&eta[..=i]).map(|(a, b)| a * b).sum();
+            if v[i] + gamma[i] <= 0.0 || v[i].is_nan() {
+                continue 'propose;
+            }
         }
-        if v.iter().zip(gamma).all(|(v, g)| v + g > 0.0) {
-            out.extend_from_slice(&v);
-        }
+        out.extend_from_slice(&v);
     }
     Ok(out)
 }

@@ -52,7 +52,10 @@ pub fn log_mvn_cdf(upper: Tensor<2>, cov: Tensor<3>, points: &QmcPoints) -> Resu
     let (a_host, c_host) = (to_vec(upper.clone().detach()), to_vec(cov.clone().detach()));
     let block_of = |i: usize, per: usize| i / per;
     if let Some(i) = a_host.iter().position(|v| v.is_nan()) {
-        return Err(Error::NonFinite { context: format!("log_mvn_cdf: upper limits of block {}", block_of(i, d)), index: block_of(i, d) });
+        return Err(Error::NonFinite {
+            context: format!("log_mvn_cdf: upper limits of block {}", block_of(i, d)),
+            index: block_of(i, d),
+        });
     }
     if let Some(i) = c_host.iter().position(|v| !v.is_finite()) {
         let blk = block_of(i, d * d);

@@ -100,27 +100,37 @@ impl TruncatedNormal {
     pub fn min_slack(&self, x: Tensor<2>) -> Tensor<2> {
         (self.project(x) + self.offset()).min_dim(1)
     }
-    /// A strictly feasible start for `chains` chains: `start` if given (checked), else, for
-    /// `A = I`, `x_i = max(−b_i, 0) + ½`. With a general `A` a start must be given.
-    pub fn initial(&self, chains: usize, start: Option<&[f64]>) -> Result<Tensor<2>> {
-        let point: Vec<f64> = match (start, &self.a_t) {
+    /// Strictly feasible starts for `chains` chains: `start` for every chain if given (checked);
+    /// else, for `A = I`, a dispersed start per chain, `x_i = max(−b_i, 0) + |ν_i|` with
+    /// `ν ~ N(0, Σ)` (feasible, and on the scale of the target, which shortens burn-in). With a
+    /// general `A` a start must be given.
+    pub fn initial(&self, chains: usize, start: Option<&[f64]>, rng: &mut StdRng) -> Result<Tensor<2>> {
+        let x = match (start, &self.a_t) {
             (Some(s), _) => {
                 if s.len() != self.dim {
                     return Err(Error::shape("TruncatedNormal: start", self.dim, s.len()));
                 }
-                s.to_vec()
+                Tensor::<2>::from_data(TensorData::new(s.to_vec(), [1, self.dim]), &self.device()).repeat_dim(0, chains)
             }
-            (None, None) => self.b_host.iter().map(|b| (-b).max(0.0) + 0.5).collect(),
+            (None, None) => {
+                let floor = Tensor::<2>::from_data(
+                    TensorData::new(self.b_host.iter().map(|b| (-b).max(0.0)).collect::<Vec<f64>>(), [1, self.dim]),
+                    &self.device(),
+                );
+                self.prior_draws(chains, rng).abs().clamp_min(1e-3) + floor
+            }
             (None, Some(_)) => {
                 return Err(Error::invalid("start", "a general constraint matrix A needs a feasible start"))
             }
         };
-        let x = Tensor::<2>::from_data(TensorData::new(point, [1, self.dim]), &self.device());
-        let slack = to_vec(self.min_slack(x.clone()))[0];
-        if !(slack > 0.0) {
-            return Err(Error::invalid("start", format!("not strictly feasible (smallest slack {slack})")));
+        let slack = to_vec(self.min_slack(x.clone()));
+        if let Some(k) = slack.iter().position(|v| v.is_nan() || *v <= 0.0) {
+            return Err(Error::invalid(
+                "start",
+                format!("chain {k} not strictly feasible (smallest slack {})", slack[k]),
+            ));
         }
-        Ok(x.repeat_dim(0, chains))
+        Ok(x)
     }
 }
 
@@ -189,6 +199,6 @@ pub fn run_chains(
             kept.push(x.clone());
         }
     }
-    let samples = Tensor::cat(kept, 0).slice([0..config.samples]);
+    let samples = Tensor::cat(kept, 0).slice(0..config.samples);
     Ok(ChainDraws { samples, rounding_rejections: rejections, proposals })
 }

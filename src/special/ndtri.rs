@@ -204,7 +204,7 @@ mod tests {
             assert!(rel_err(log_ndtr(x), ln_p) < 1e-13, "ln p = {ln_p}: x = {x}");
         }
         // mpmath (40 digits): Φ⁻¹(e^{−1000}) = −44.615747731969403
-        assert!(rel_err(ndtri_from_log(-1000.0), -44.615_747_731_969_403) < 1e-14);
+        assert!(rel_err(ndtri_from_log(-1000.0), -44.615_747_731_969_4) < 1e-14);
         assert_eq!(ndtri_from_log(f64::NEG_INFINITY), f64::NEG_INFINITY);
         assert_eq!(ndtri_from_log(0.0), f64::INFINITY);
         assert!(ndtri_from_log(0.1).is_nan() && ndtri_from_log(f64::NAN).is_nan());

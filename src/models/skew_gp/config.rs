@@ -79,14 +79,15 @@ pub struct SkewGpConfig {
     /// SPSA perturbation `c` in `c_k = c / (k + 1)^0.101`.
     #[config(default = 0.05)]
     pub spsa_c: f64,
-    /// Posterior sampler: chains.
-    #[config(default = 16)]
+    /// Posterior sampler: chains (spec: 16; lin-ess draws are strongly autocorrelated on GP
+    /// posteriors, so more chains and draws than the spec's are the default, see the README).
+    #[config(default = 32)]
     pub chains: usize,
-    /// Posterior sampler: burn-in steps per chain.
-    #[config(default = 100)]
+    /// Posterior sampler: burn-in steps per chain (spec: 100).
+    #[config(default = 300)]
     pub burn_in: usize,
-    /// Posterior samples of `U₁` kept.
-    #[config(default = 2000)]
+    /// Posterior samples of `U₁` kept (spec: 2 000), i.e. 500 steps per chain.
+    #[config(default = 16000)]
     pub samples: usize,
     /// lin-ess angle rule.
     #[config(default = "LinEssVariant::ConnectedArc")]
@@ -119,7 +120,10 @@ impl SkewGpConfig {
             return Err(Error::invalid("batch_blocks", "must be positive"));
         }
         if self.objective != Objective::BlockComposite && self.batch_blocks.is_some_and(|b| b * self.block_size < n) {
-            return Err(Error::invalid("batch_blocks", "only the block-composite objective works on minibatches of blocks"));
+            return Err(Error::invalid(
+                "batch_blocks",
+                "only the block-composite objective works on minibatches of blocks",
+            ));
         }
         if self.qmc_points == 0 || self.qmc_shifts == 0 {
             return Err(Error::invalid("qmc_points/qmc_shifts", "must be positive"));

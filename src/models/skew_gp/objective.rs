@@ -45,7 +45,7 @@ impl BlockTerms {
             Objective::PaperBound => {
                 let bound = self.log_p.clone().exp().sum().sub_scalar((b - 1) as f64);
                 let value = to_vec(bound.clone().detach())[0];
-                if !(value > 0.0) {
+                if value.is_nan() || value <= 0.0 {
                     return Err(Error::invalid(
                         "objective",
                         format!(
@@ -111,4 +111,3 @@ pub fn binary_signs(y: &[f64], n: usize) -> Result<Vec<f64>> {
     }
     Ok(y.iter().map(|v| 2.0 * v - 1.0).collect())
 }
-

@@ -13,9 +13,9 @@ use super::prior::SkewGp;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::mvn::{
-    cholesky_host, estimate_from_log_integrand, genz_log_integrand, genz_order, log_mvn_cdf_exact, log_mvn_cdf_host,
-    permute, probit_selection, rejection_orthant, solve_chol, solve_lower, symmetrise, ChainConfig, LinEss,
-    LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
+    cholesky_host, estimate_from_log_integrand, genz_log_integrand, genz_order, independent_groups, log_mvn_cdf_exact,
+    log_mvn_cdf_host, permute, probit_selection, rejection_orthant, solve_chol, solve_lower, symmetrise, ChainConfig,
+    LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
 };
 use crate::special::norm_cdf;
 use crate::tensors::to_vec;
@@ -69,7 +69,9 @@ pub struct SkewGpPosterior<K: Module> {
 
 impl<K: Kernel> SkewGpPosterior<K> {
     /// Theorem 1 for the prior `model` (a model without autodiff) and the training rows `x`
-    /// `[n, p]` with labels `y ∈ {0, 1}`: builds `γ̃`, `Γ̃` and factors `Γ̃` (host f64).
+    /// `[n, p]` with labels `y ∈ {0, 1}`: checks that the prior's joint matrix `M` (eq. 2) is
+    /// positive definite ([`Error::NotPositiveDefinite`] otherwise, e.g. a pseudo-point on a
+    /// training input with no nugget), builds `γ̃`, `Γ̃` and factors `Γ̃` (host f64).
     pub fn new(model: SkewGp<K>, x: Tensor<2>, y: &[f64]) -> Result<Self> {
         let w = model.signs(&x, y)?;
         let n = w.len();
@@ -78,6 +80,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
         let scale = to_vec(model.scale(x.clone()));
         let delta = model.skewness(x.clone()).map(to_vec).unwrap_or_default();
         let big_gamma = model.latent_cov().map(to_vec).unwrap_or_default();
+        check_joint_matrix(&omega, &scale, &delta, &big_gamma, s)?;
         let (cov, t) = probit_selection(&big_gamma, &delta, &omega, &scale, &w, s);
         let cov = Mat::from_fn(t, t, |i, j| cov[i * t + j]);
         let chol = cholesky_host(cov.as_ref(), 0)?;
@@ -96,7 +99,9 @@ impl<K: Kernel> SkewGpPosterior<K> {
     }
     /// `Γ̃` row-major `[s + n, s + n]`.
     pub fn gamma_tilde_cov(&self) -> Vec<f64> {
-        (0..self.cov.nrows() * self.cov.ncols()).map(|k| self.cov[(k / self.cov.ncols(), k % self.cov.ncols())]).collect()
+        (0..self.cov.nrows() * self.cov.ncols())
+            .map(|k| self.cov[(k / self.cov.ncols(), k % self.cov.ncols())])
+            .collect()
     }
     /// The lower Cholesky factor of `Γ̃`, row-major.
     pub fn gamma_tilde_chol(&self) -> Vec<f64> {
@@ -130,66 +135,28 @@ impl<K: Kernel> SkewGpPosterior<K> {
 
     /// Corollary 2 written out (spec §2.6): `p(y* = 1 | x*, D) = Φ_{s+n+1}(γ̃*; Γ̃*) /
     /// Φ_{s+n}(γ̃; Γ̃)`, `Γ̃* = [[Γ̃, c], [cᵀ, K(x*, x*) + 1]]`, `c = [ω* Δ(x*)ᵀ; W K(X, x*)]`.
-    /// Beyond three dimensions both are Genz estimates with common random numbers: the training
-    /// variables in the greedy order, `x*` last, the same `points` (dimension `≥ s + n`).
+    ///
+    /// Only the independent groups of variables ([`independent_groups`]) that `x*` is correlated
+    /// with enter (the others cancel, negligible ones are dropped). Beyond three dimensions
+    /// numerator and denominator are Genz estimates with common random numbers: the variables in
+    /// the greedy order, `x*` last, the same `points` (dimension `≥ s + n`).
     pub fn predict_exact(&self, x_test: &Tensor<2>, points: &QmcPoints) -> Result<Vec<f64>> {
         let m = self.check_test(x_test)?;
         let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
         let (omega, delta, kxn) = self.test_pieces(x_test);
         let cov = self.gamma_tilde_cov();
-        let exact = t < 3;
-        let perm = genz_order(&self.gamma_tilde, &cov);
-        let (pa, pc) = permute(&self.gamma_tilde, &cov, &perm);
-        let pc_mat = Mat::from_fn(t, t, |i, j| pc[i * t + j]);
-        let lden = cholesky_host(pc_mat.as_ref(), 0)?;
-        let den = if exact {
-            MvnEstimate { log_p: log_mvn_cdf_exact(&pa, &pc)?.unwrap_or(0.0), std_err: 0.0 }
-        } else {
-            let l: Vec<f64> = (0..t * t).map(|k| lden[(k / t, k % t)]).collect();
-            estimate_from_log_integrand(&genz_log_integrand(&pa, &l, 1, t, points)?, points.shifts())
-        };
+        let groups = independent_groups(&self.gamma_tilde, &cov);
         let mut out = Vec::with_capacity(m);
         for j in 0..m {
             let c: Vec<f64> = (0..t)
                 .map(|i| if i < s { omega[j] * delta[j * s + i] } else { self.w[i - s] * kxn[j * n + (i - s)] })
                 .collect();
-            let c_perm: Vec<f64> = perm.iter().map(|&p| c[p]).collect();
-            let last = omega[j] * omega[j] + 1.0;
-            let num = if exact {
-                let mut a = pa.clone();
-                a.push(0.0);
-                let full: Vec<f64> = (0..(t + 1) * (t + 1))
-                    .map(|k| {
-                        let (r, q) = (k / (t + 1), k % (t + 1));
-                        match (r < t, q < t) {
-                            (true, true) => pc[r * t + q],
-                            (true, false) => c_perm[r],
-                            (false, true) => c_perm[q],
-                            (false, false) => last,
-                        }
-                    })
-                    .collect();
-                log_mvn_cdf_exact(&a, &full)?.unwrap_or(0.0)
-            } else {
-                let row = solve_lower(lden.as_ref(), Mat::from_fn(t, 1, |i, _| c_perm[i]).as_ref());
-                let rest = last - (0..t).map(|i| row[(i, 0)].powi(2)).sum::<f64>();
-                if !(rest > 0.0) {
-                    return Err(Error::NotPositiveDefinite { n: t + 1, jitter: 0.0, batch: j });
-                }
-                let d = t + 1;
-                let mut l = vec![0.0; d * d];
-                for r in 0..t {
-                    for q in 0..=r {
-                        l[r * d + q] = lden[(r, q)];
-                    }
-                    l[t * d + r] = row[(r, 0)];
-                }
-                l[t * d + t] = rest.sqrt();
-                let mut a = pa.clone();
-                a.push(0.0);
-                estimate_from_log_integrand(&genz_log_integrand(&a, &l, 1, d, points)?, points.shifts()).log_p
-            };
-            out.push((num - den.log_p).exp());
+            let mut u: Vec<usize> =
+                groups.iter().filter(|g| g.iter().any(|&i| c[i] != 0.0)).flatten().copied().collect();
+            u.sort_unstable();
+            let (ua, uc) = permute(&self.gamma_tilde, &cov, &u);
+            let cu: Vec<f64> = u.iter().map(|&i| c[i]).collect();
+            out.push(ratio_with_last(&ua, &uc, &cu, omega[j] * omega[j] + 1.0, points, j)?);
         }
         Ok(out)
     }
@@ -208,11 +175,13 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// Uses the given draws of `U₁` (row-major `[S, s + n]`, e.g. exact rejection draws in tests);
     /// every draw must satisfy `U₁ + γ̃ > 0`.
     pub fn set_draws(&mut self, u1: Vec<f64>, t: usize) -> Result<()> {
-        if t != self.gamma_tilde.len() || u1.is_empty() || u1.len() % t != 0 {
+        if t != self.gamma_tilde.len() || u1.is_empty() || !u1.len().is_multiple_of(t) {
             return Err(Error::shape("SkewGpPosterior: U₁ draws [S, s + n]", self.gamma_tilde.len(), t));
         }
         let count = u1.len() / t;
-        if let Some(k) = (0..u1.len()).find(|&k| !(u1[k] + self.gamma_tilde[k % t] > 0.0)) {
+        if let Some(k) = (0..u1.len())
+            .find(|&k| (u1[k] + self.gamma_tilde[k % t]).is_nan() || u1[k] + self.gamma_tilde[k % t] <= 0.0)
+        {
             return Err(Error::invalid("U₁ draws", format!("draw {} breaks constraint {}", k / t, k % t)));
         }
         let u1 = Mat::from_fn(count, t, |r, c| u1[r * t + c]);
@@ -223,7 +192,9 @@ impl<K: Kernel> SkewGpPosterior<K> {
 
     /// The kept `U₁` draws `[S, s + n]`, if sampled.
     pub fn draws(&self) -> Option<Vec<f64>> {
-        self.draws.as_ref().map(|d| (0..d.u1.nrows() * d.u1.ncols()).map(|k| d.u1[(k / d.u1.ncols(), k % d.u1.ncols())]).collect())
+        self.draws
+            .as_ref()
+            .map(|d| (0..d.u1.nrows() * d.u1.ncols()).map(|k| d.u1[(k / d.u1.ncols(), k % d.u1.ncols())]).collect())
     }
 
     /// Route B (spec §2.7(c)), Rao-Blackwellised: with `a_j = Γ̃⁻¹Δ̃_{*j}ᵀ`,
@@ -248,7 +219,12 @@ impl<K: Kernel> SkewGpPosterior<K> {
         let m = x_test.dims()[0];
         let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
         let (omega, delta, kxn) = self.test_pieces(x_test);
-        let dt = Mat::from_fn(t, m, |i, j| if i < s { delta[j * s + i] } else { self.w[i - s] * kxn[j * n + i - s] / omega[j] });
+        let dt =
+            Mat::from_fn(
+                t,
+                m,
+                |i, j| if i < s { delta[j * s + i] } else { self.w[i - s] * kxn[j * n + i - s] / omega[j] },
+            );
         let a = solve_lower(self.chol.as_ref(), dt.as_ref());
         let mu = a.transpose() * &draws.whitened; // [m, S]
         let samples = draws.u1.nrows() as f64;
@@ -311,7 +287,9 @@ impl<K: Kernel> SkewGpPosterior<K> {
         let count = f.nrows();
         let (omega, delta_star, kxn) = self.test_pieces(x_test);
         // K = D Ω̄ D from Γ̃'s lower block: W K W + I
-        let kmat = Mat::from_fn(n, n, |i, j| self.w[i] * (self.cov[(s + i, s + j)] - if i == j { 1.0 } else { 0.0 }) * self.w[j]);
+        let kmat = Mat::from_fn(n, n, |i, j| {
+            self.w[i] * (self.cov[(s + i, s + j)] - if i == j { 1.0 } else { 0.0 }) * self.w[j]
+        });
         let lk = cholesky_host(kmat.as_ref(), 0)?;
         // Δ(X) [n, s] from Γ̃'s off-diagonal block: W D Δ
         let delta_x = Mat::from_fn(n, s, |i, j| self.cov[(s + i, j)] * self.w[i] / self.scale[i]);
@@ -360,4 +338,70 @@ impl<K: Kernel> SkewGpPosterior<K> {
         }
         Ok(out)
     }
+}
+
+/// Checks that `M = [[Γ, Δᵀ], [Δ, Ω̄]]` is positive definite, without jitter: `Ω̄ = D⁻¹ΩD⁻¹` by
+/// Cholesky, then the Schur complement `Γ − ΔᵀΩ̄⁻¹Δ`.
+fn check_joint_matrix(omega: &[f64], scale: &[f64], delta: &[f64], big_gamma: &[f64], s: usize) -> Result<()> {
+    let n = scale.len();
+    let t = s + n;
+    let obar: Vec<f64> = (0..n * n).map(|k| omega[k] / (scale[k / n] * scale[k % n])).collect();
+    let singular = || Error::NotPositiveDefinite { n: t, jitter: 0.0, batch: 0 };
+    let l = crate::linalg::host::cholesky_lower(&obar, n).ok_or_else(singular)?;
+    if s == 0 {
+        return Ok(());
+    }
+    let half = solve_lower(l.as_ref(), Mat::from_fn(n, s, |i, j| delta[i * s + j]).as_ref());
+    let schur: Vec<f64> =
+        (0..s * s).map(|k| big_gamma[k] - (0..n).map(|i| half[(i, k / s)] * half[(i, k % s)]).sum::<f64>()).collect();
+    crate::linalg::host::cholesky_lower(&schur, s).map(|_| ()).ok_or_else(singular)
+}
+
+/// `Φ_{t+1}([a; 0]; [[Σ, c], [cᵀ, v]]) / Φ_t(a; Σ)`: exact for `t < 3`; otherwise Genz with the
+/// first `t` variables in the greedy order of the denominator and the new one last, on the same
+/// points (common random numbers). `item` names the test point in errors.
+fn ratio_with_last(a: &[f64], cov: &[f64], c: &[f64], v: f64, points: &QmcPoints, item: usize) -> Result<f64> {
+    let t = a.len();
+    let d = t + 1;
+    let full_cov = |pa: &[f64], pc: &[f64], pcv: &[f64]| -> (Vec<f64>, Vec<f64>) {
+        let mut fa = pa.to_vec();
+        fa.push(0.0);
+        let fc = (0..d * d)
+            .map(|k| match (k / d < t, k % d < t) {
+                (true, true) => pc[(k / d) * t + k % d],
+                (true, false) => pcv[k / d],
+                (false, true) => pcv[k % d],
+                (false, false) => v,
+            })
+            .collect();
+        (fa, fc)
+    };
+    if t < 3 {
+        let (fa, fc) = full_cov(a, cov, c);
+        let num = log_mvn_cdf_exact(&fa, &fc)?.unwrap_or(0.0);
+        let den = log_mvn_cdf_exact(a, cov)?.unwrap_or(0.0);
+        return Ok((num - den).exp());
+    }
+    let perm = genz_order(a, cov);
+    let (pa, pc) = permute(a, cov, &perm);
+    let pcv: Vec<f64> = perm.iter().map(|&p| c[p]).collect();
+    let lden = cholesky_host(Mat::from_fn(t, t, |i, j| pc[i * t + j]).as_ref(), item)?;
+    let row = solve_lower(lden.as_ref(), Mat::from_fn(t, 1, |i, _| pcv[i]).as_ref());
+    let rest = v - (0..t).map(|i| row[(i, 0)].powi(2)).sum::<f64>();
+    if rest.is_nan() || rest <= 0.0 {
+        return Err(Error::NotPositiveDefinite { n: d, jitter: 0.0, batch: item });
+    }
+    let mut l = vec![0.0; d * d];
+    for r in 0..t {
+        for q in 0..=r {
+            l[r * d + q] = lden[(r, q)];
+        }
+        l[t * d + r] = row[(r, 0)];
+    }
+    l[t * d + t] = rest.sqrt();
+    let lt: Vec<f64> = (0..t).flat_map(|r| (0..t).map(move |q| (r, q))).map(|(r, q)| l[r * d + q]).collect();
+    let den = estimate_from_log_integrand(&genz_log_integrand(&pa, &lt, 1, t, points)?, points.shifts());
+    let (fa, _) = full_cov(&pa, &pc, &pcv);
+    let num = estimate_from_log_integrand(&genz_log_integrand(&fa, &l, 1, d, points)?, points.shifts());
+    Ok((num.log_p - den.log_p).exp())
 }

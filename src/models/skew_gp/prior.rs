@@ -52,16 +52,19 @@ impl<K: Kernel> SkewGp<K> {
         }
         crate::error::check_finite("SkewGp: γ", gamma)?;
         crate::error::check_finite("SkewGp: R", pseudo_points)?;
-        let (pseudo, gam) = if s == 0 {
-            (None, None)
-        } else {
-            let p = pseudo_points.len() / s;
+        let (pseudo, gam) = if let Some(p) = pseudo_points.len().checked_div(s) {
             if p * s != pseudo_points.len() || kernel.input_dim().is_some_and(|d| d != p) {
-                return Err(Error::shape("SkewGp: R [s, p]", [s, kernel.input_dim().unwrap_or(p)], pseudo_points.len()));
+                return Err(Error::shape(
+                    "SkewGp: R [s, p]",
+                    [s, kernel.input_dim().unwrap_or(p)],
+                    pseudo_points.len(),
+                ));
             }
             let r = Tensor::<2>::from_data(TensorData::new(pseudo_points.to_vec(), [s, p]), device);
             let g = Tensor::<1>::from_data(TensorData::new(gamma.to_vec(), [s]), device);
             (Some(Param::from_tensor(r)), Some(Param::from_tensor(g)))
+        } else {
+            (None, None)
         };
         Ok(Self { kernel, pseudo_points: pseudo, gamma: gam, phases: phases.to_vec(), jitter })
     }
@@ -141,8 +144,8 @@ impl<K: Kernel> SkewGp<K> {
             1 => log_ndtr(g / diag(0).sqrt()),
             2 => {
                 let (s0, s1) = (diag(0).sqrt(), diag(1).sqrt());
-                let h = g.clone().slice([0..1]) / s0.clone();
-                let k = g.slice([1..2]) / s1.clone();
+                let h = g.clone().slice(0..1) / s0.clone();
+                let k = g.slice(1..2) / s1.clone();
                 let rho = cov.slice([0..1, 1..2]).reshape([1]) / (s0 * s1);
                 log_bvn_cdf(h, k, rho)
             }
@@ -155,7 +158,13 @@ impl<K: Kernel> SkewGp<K> {
     /// W_BK_BBW_B + I]]` `[b, s + size, s + size]` (differentiable). Blocks shorter than `size`
     /// are padded with independent dummy variables (limit 40, unit variance), which contribute
     /// `ln Φ(40) = 0` to the CDF.
-    pub fn block_systems(&self, x: &Tensor<2>, w: &[f64], blocks: &[Vec<usize>], size: usize) -> Result<(Tensor<2>, Tensor<3>)> {
+    pub fn block_systems(
+        &self,
+        x: &Tensor<2>,
+        w: &[f64],
+        blocks: &[Vec<usize>],
+        size: usize,
+    ) -> Result<(Tensor<2>, Tensor<3>)> {
         let s = self.latent_dim();
         let device = x.device();
         let t = s + size;
@@ -171,8 +180,8 @@ impl<K: Kernel> SkewGp<K> {
             let xb = crate::models::select_rows(x, block);
             let wb: Vec<f64> = block.iter().map(|&i| w[i]).collect();
             let wcol = Tensor::<2>::from_data(TensorData::new(wb.clone(), [m, 1]), &device);
-            let kww = self.k_self(xb.clone()) * wcol.clone().matmul(wcol.clone().transpose())
-                + Tensor::<2>::eye(m, &device);
+            let kww =
+                self.k_self(xb.clone()) * wcol.clone().matmul(wcol.clone().transpose()) + Tensor::<2>::eye(m, &device);
             let lower = match (&big_gamma, self.skewness(xb.clone())) {
                 (Some(bg), Some(delta)) => {
                     let wdd = delta * (self.scale(xb).unsqueeze_dim::<2>(1) * wcol); // W D Δ [m, s]
