@@ -25,7 +25,9 @@ use std::time::Instant;
 use burn::tensor::{Device, Tensor, TensorData};
 use burn_gp::kernels::Rbf;
 use burn_gp::models::skew_gp::{SkewGp, SkewGpPosterior};
-use burn_gp::mvn::{genz_log_cdf, log_mvn_cdf, ChainConfig, EllipticalSlice, LinEss, LinEssVariant, QmcPoints, TruncatedNormal};
+use burn_gp::mvn::{
+    genz_log_cdf, log_mvn_cdf, ChainConfig, EllipticalSlice, LinEss, LinEssVariant, QmcPoints, TruncatedNormal,
+};
 use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::Result;
 use clap::Parser;
@@ -81,8 +83,9 @@ fn run(args: Args) -> Result<()> {
     let (base, train) = args.opts.devices()?;
     let dim = args.block_size + 2;
     // one realistic block: Theorem 1's γ̃, Γ̃ for 30 rows of Fig. 4 data with s = 2
-    let blocks: Vec<(Vec<f64>, Vec<f64>)> =
-        (0..args.blocks.max(1)).map(|b| block_system(args.block_size, 2, args.seed + b as u64, &base)).collect::<Result<_>>()?;
+    let blocks: Vec<(Vec<f64>, Vec<f64>)> = (0..args.blocks.max(1))
+        .map(|b| block_system(args.block_size, 2, args.seed + b as u64, &base))
+        .collect::<Result<_>>()?;
     let (a0, cov0) = &blocks[0];
     let points = QmcPoints::lattice(dim - 1, args.points, args.shifts, args.seed)?;
     let host = median_time(args.reps, || genz_log_cdf(a0, cov0, &points).map(|e| e.log_p))?;
@@ -107,8 +110,7 @@ fn run(args: Args) -> Result<()> {
     println!("|---|---|---|---|---|");
     for &n in &args.sizes {
         let target = posterior_target(n, args.seed, &base)?;
-        let config =
-            ChainConfig { chains: args.chains, burn_in: args.burn_in, samples: args.samples, seed: args.seed };
+        let config = ChainConfig { chains: args.chains, burn_in: args.burn_in, samples: args.samples, seed: args.seed };
         let steps = (config.burn_in + config.kept_steps()) * config.chains;
         let t0 = Instant::now();
         let lin = LinEss::new(target.clone(), LinEssVariant::ConnectedArc).run(&config, None)?;
@@ -118,10 +120,7 @@ fn run(args: Args) -> Result<()> {
         let ess_s = t0.elapsed().as_secs_f64();
         let (lin_rate, ess_rate) = (args.samples as f64 / lin_s, args.samples as f64 / ess_s);
         let checks = ess.proposals as f64 / steps as f64;
-        println!(
-            "| {n} | {lin_rate:.0} | {ess_rate:.0} | {checks:.2} | {:.2} |",
-            lin.proposals as f64 / steps as f64
-        );
+        println!("| {n} | {lin_rate:.0} | {ess_rate:.0} | {checks:.2} | {:.2} |", lin.proposals as f64 / steps as f64);
         lin_rates.push(lin_rate);
         ess_rates.push(ess_rate);
         ess_checks.push(checks);

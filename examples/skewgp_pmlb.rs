@@ -271,7 +271,8 @@ fn stratified_folds(y: &[usize], k: usize, seed: u64) -> Result<Vec<Vec<usize>>>
 /// statistics.
 fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Result<Fold> {
     let test = folds[f].clone();
-    let mut train: Vec<usize> = folds.iter().enumerate().filter(|(g, _)| *g != f).flat_map(|(_, r)| r.clone()).collect();
+    let mut train: Vec<usize> =
+        folds.iter().enumerate().filter(|(g, _)| *g != f).flat_map(|(_, r)| r.clone()).collect();
     train.sort_unstable();
     if args.max_train > 0 && train.len() > args.max_train {
         let labels: Vec<usize> = train.iter().map(|&i| set.y[i]).collect();
