@@ -41,7 +41,7 @@ use std::time::Instant;
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
-use burn_gp::data::{data_root, load_pmlb_classification, require_dir, stratified_split, Standardiser};
+use burn_gp::data::{data_root, load_pmlb_classification, stratified_split, Standardiser};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::models::ep::{EpConfig, EpGpClassifier, EpMode};
@@ -54,7 +54,7 @@ use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde_json::json;
-use tabular::{mean, num};
+use tabular::{mean, num, set_folders};
 
 /// Command line of the example.
 #[derive(Parser, Debug)]
@@ -223,15 +223,7 @@ fn resolve_sets(args: &Args, root: &Path) -> Result<Vec<String>> {
     }
     let mut names = Vec::new();
     for folder in folders {
-        let dir = require_dir(&root.join(folder), "the PMLB sets (see its SOURCE.md)")?;
-        let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
-        let mut found: Vec<String> = entries
-            .filter_map(|e| e.ok())
-            .filter(|e| e.path().is_dir())
-            .filter_map(|e| e.file_name().to_str().map(str::to_string))
-            .collect();
-        found.sort();
-        names.extend(found);
+        names.extend(set_folders(root, folder)?);
     }
     Ok(names)
 }
