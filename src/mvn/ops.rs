@@ -48,19 +48,10 @@ crate::macros::impl_for_compiled_backends!(GpMvnOps);
 
 mod autodiff {
     use super::{GpMvnOps, QmcPoints};
-    use crate::linalg::{register_host_grads, to_host};
+    use crate::linalg::autodiff_prelude::*;
+    use crate::linalg::{register_host_grads, to_host, upstream_on_host};
     use crate::mvn::genz::genz_log_integrand_backward;
     use crate::mvn::low_dim::{bvn_cdf, bvn_cdf_grad};
-    use burn::backend::{
-        autodiff::{
-            checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
-            grads::Gradients,
-            ops::{Backward, Ops, OpsKind},
-            Autodiff,
-        },
-        tensor::FloatTensor,
-        Backend, TensorMetadata,
-    };
     use burn::tensor::{DType, Shape};
 
     /// What the Genz backward keeps: host copies of `a`, `l`, the points and the shapes.
@@ -81,10 +72,8 @@ mod autodiff {
         type State = GenzState;
 
         fn backward(self, ops: Ops<Self::State, 2>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let (gv, device) = upstream_on_host::<B, _, _>(grads, &ops);
             let st = ops.state;
-            let g = grads.consume::<B>(&ops.node);
-            let device = g.device();
-            let (gv, _, _) = to_host::<B>(g);
             let (b, d) = (st.ashape[0], st.ashape[1]);
             let (ga, gl) = genz_log_integrand_backward(&st.a, &st.l, b, d, &st.points, &gv)
                 .unwrap_or_else(|e| panic!("genz_log_integrand backward: {e}"));
@@ -111,10 +100,8 @@ mod autodiff {
 
         /// `∂ ln Φ₂/∂x = (∂Φ₂/∂x) / Φ₂` for `x` in `(h, k, ρ)`.
         fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let (gv, device) = upstream_on_host::<B, _, _>(grads, &ops);
             let st = ops.state;
-            let g = grads.consume::<B>(&ops.node);
-            let device = g.device();
-            let (gv, _, _) = to_host::<B>(g);
             let n = gv.len();
             let (mut gh, mut gk, mut gr) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
             for i in 0..n {
