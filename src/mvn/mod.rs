@@ -33,7 +33,7 @@ pub use genz::{
 };
 pub use lattice::{first_primes, QmcPoints};
 pub use lin_ess::{feasible_angle, LinEss, LinEssVariant};
-pub use low_dim::{bvn_cdf, bvn_cdf_grad, log_mvn_cdf_exact, trivariate_cdf};
+pub use low_dim::{bvn_cdf, bvn_cdf_grad, log_bvn_cdf_grad, log_mvn_cdf_exact, trivariate_cdf};
 pub use ops::GpMvnOps;
 pub use quadrature::{gauss_legendre, integrate};
 pub use reorder::{genz_order, permute};

@@ -51,7 +51,7 @@ mod autodiff {
     use crate::linalg::autodiff_prelude::*;
     use crate::linalg::{register_host_grads, to_host, upstream_on_host};
     use crate::mvn::genz::genz_log_integrand_backward;
-    use crate::mvn::low_dim::{bvn_cdf, bvn_cdf_grad};
+    use crate::mvn::low_dim::log_bvn_cdf_grad;
     use burn::tensor::{DType, Shape};
 
     /// What the Genz backward keeps: host copies of `a`, `l`, the points and the shapes.
@@ -98,16 +98,15 @@ mod autodiff {
     impl<B: Backend + GpMvnOps> Backward<B, 3> for BvnBackward {
         type State = BvnState;
 
-        /// `∂ ln Φ₂/∂x = (∂Φ₂/∂x) / Φ₂` for `x` in `(h, k, ρ)`.
+        /// `∂ ln Φ₂/∂x = (∂Φ₂/∂x) / Φ₂` for `x` in `(h, k, ρ)`, formed in log space.
         fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _: &mut Checkpointer) {
             let (gv, device) = upstream_on_host::<B, _, _>(grads, &ops);
             let st = ops.state;
             let n = gv.len();
             let (mut gh, mut gk, mut gr) = (vec![0.0; n], vec![0.0; n], vec![0.0; n]);
             for i in 0..n {
-                let p = bvn_cdf(st.h[i], st.k[i], st.rho[i]);
-                let (dh, dk, dr) = bvn_cdf_grad(st.h[i], st.k[i], st.rho[i]);
-                (gh[i], gk[i], gr[i]) = (gv[i] * dh / p, gv[i] * dk / p, gv[i] * dr / p);
+                let (dh, dk, dr) = log_bvn_cdf_grad(st.h[i], st.k[i], st.rho[i]);
+                (gh[i], gk[i], gr[i]) = (gv[i] * dh, gv[i] * dk, gv[i] * dr);
             }
             let parents = ops.parents.map(|p| p.map(|node| node.id));
             let values = [(gh, st.shape.clone()), (gk, st.shape.clone()), (gr, st.shape)];

@@ -14,7 +14,7 @@ use super::config::{SkewGpConfig, SkewOptimizer};
 use super::objective::{binary_signs, partition};
 use super::posterior::SkewGpPosterior;
 use super::prior::SkewGp;
-use super::spsa::{assign_params, flatten_params, Spsa};
+use super::spsa::{assign_params, flatten_grads, flatten_params, Spsa};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::mvn::QmcPoints;
@@ -126,10 +126,9 @@ fn tail_objective(history: &History) -> f64 {
     r[r.len() - k..].iter().map(|e| e.objective).sum::<f64>() / k as f64
 }
 
-/// Whether every float parameter of `model` is finite.
-fn params_finite<M: Module>(model: &M) -> bool {
-    flatten_params(model).iter().all(|v| v.is_finite())
-}
+/// Consecutive optimisation steps with a non-finite gradient that are skipped before training
+/// stops with an error.
+const MAX_SKIPPED_STEPS: usize = 10;
 
 /// The QMC points of step `step` of run `run`: dimension `s + |B| − 1`, fresh shifts.
 fn step_points(config: &SkewGpConfig, s: usize, run: u64, step: usize) -> Result<QmcPoints> {
@@ -185,21 +184,41 @@ fn train<K: Kernel>(
         progress: config.progress,
     };
     let finite = |m: SkewGp<K>, at: StepIndex| -> Result<SkewGp<K>> {
-        if params_finite(&m) {
-            Ok(m)
-        } else {
-            Err(Error::NonFinite { context: format!("skew GP parameters after step {}", at.step), index: at.step })
+        match flatten_params(&m).iter().position(|v| !v.is_finite()) {
+            None => Ok(m),
+            Some(k) => Err(Error::NonFinite {
+                context: format!("skew GP parameters after training step {}", at.step),
+                index: k,
+            }),
         }
     };
     let label = "−obj/n";
     match config.optimizer {
         SkewOptimizer::Adam => {
             let mut optim = AdamConfig::new().init();
+            let mut skipped = 0;
             let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
                 let points = step_points(config, s, run, at.step)?;
                 let l = loss(config, &model, x, w, batch, &points, at)?;
                 let value = l.clone().into_scalar::<f64>();
                 let grads = GradientsParams::from_grads(l.backward(), &model);
+                if let Some(k) = flatten_grads(&model, &grads).iter().position(|v| !v.is_finite()) {
+                    // a rare non-finite gradient (e.g. an underflowing CDF) skips the step, so
+                    // neither the parameters nor Adam's moments ever hold NaN
+                    skipped += 1;
+                    if skipped > MAX_SKIPPED_STEPS {
+                        return Err(Error::NonFinite {
+                            context: format!(
+                                "gradient of the skew GP objective at training step {} (epoch {}): {MAX_SKIPPED_STEPS} \
+                                 steps in a row skipped; first non-finite parameter gradient",
+                                at.step, at.epoch
+                            ),
+                            index: k,
+                        });
+                    }
+                    return Ok((model, value));
+                }
+                skipped = 0;
                 Ok((finite(optim.step(config.lr, model, grads), at)?, value))
             };
             fit_loop(model, n, &train, label, step, |_, _| Ok(vec![]))
