@@ -81,11 +81,12 @@ struct Args {
     /// Run only the first K folds (0 = all).
     #[arg(long, default_value_t = 0)]
     folds_run: usize,
-    /// SkewGP Adam steps (full batch of blocks).
-    #[arg(long, default_value_t = 150)]
+    /// SkewGP Adam steps (full batch of blocks; 150 steps at lr 0.05 overfit the ARD lengthscales
+    /// on hepatitis: information 0.33 vs 0.48 at 60–100 steps of lr 0.02).
+    #[arg(long, default_value_t = 80)]
     epochs: usize,
-    /// SkewGP Adam learning rate.
-    #[arg(long, default_value_t = 0.05)]
+    /// SkewGP Adam learning rate (the spec's 0.02).
+    #[arg(long, default_value_t = 0.02)]
     lr: f64,
     /// SkewGP block size |B| (the paper: 30).
     #[arg(long, default_value_t = 30)]
@@ -97,7 +98,7 @@ struct Args {
     #[arg(long, default_value_t = 4)]
     qmc_shifts: usize,
     /// SkewGP2: epochs each of the 4 phase patterns is trained before the best one continues.
-    #[arg(long, default_value_t = 20)]
+    #[arg(long, default_value_t = 15)]
     phase_screen: usize,
     /// Posterior lin-ess draws of U₁ (32 chains).
     #[arg(long, default_value_t = 8000)]
