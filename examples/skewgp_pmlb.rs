@@ -331,6 +331,15 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<Score
             let config = skew_config(args, if method == "skew2" { 2 } else { 0 }, seed, n);
             let model = SkewGpClassifier::init(&config, kernel, &x)?;
             let fit = SkewGpClassifier::fit(&config, model, &x, &fold.y_train)?;
+            if !args.opts.json {
+                let tried: Vec<String> = fit.phase_objectives.iter().map(|(l, o)| format!("{l:?}: {o:.4}")).collect();
+                eprintln!(
+                    "{method}: phases {:?}, γ {:?}; phase screen {}",
+                    fit.phases,
+                    fit.posterior.model().gamma_host(),
+                    tried.join(", ")
+                );
+            }
             fit.posterior.predict(&x_test)?.prob
         }
         _ => ep_probabilities(args, kernel, fold, &x, &x_test, &train_dev, seed)?,
