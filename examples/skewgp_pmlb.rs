@@ -24,10 +24,11 @@
 //! epochs), then predicts by route B from `--samples` lin-ess draws. GP-EP trains by the EP
 //! classifier's batch SEP schedule (`--ep-iterations` steps). Information of a prediction `p` for
 //! a label `y ∈ {0, 1}`: `1 + y log₂ p + (1 − y) log₂(1 − p)`, with `p` clipped to
-//! `[1e-12, 1 − 1e-12]`.
+//! `[1e-12, 1 − 1e-12]`. `skew0ep` (default on) is SkewGP0's exact posterior at GP-EP's fitted
+//! kernel: it separates the effect of exact inference from that of hyperparameter selection.
 //!
 //! `--json`: one line per set,
-//! `{"set","rows","features","folds","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s"}`
+//! `{"set","rows","features","folds","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep"}`
 //! (fold means; a set that fails has an `error` key instead), then the final summary line with
 //! exactly the keys `{"example":"skewgp_pmlb","sets":…,"info_skew2":…,"info_skew0":…,"info_gpep":…,"acc_skew2":…}`
 //! (means over the sets that succeeded; `sets` is their number).
@@ -44,8 +45,8 @@ use burn::tensor::{Device, Tensor};
 use burn_gp::data::{data_root, load_pmlb_classification, stratified_split, Standardiser};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
-use burn_gp::models::ep::{EpConfig, EpGpClassifier, EpMode};
-use burn_gp::models::skew_gp::{SkewGpClassifier, SkewGpConfig};
+use burn_gp::models::ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
+use burn_gp::models::skew_gp::{SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
 use burn_gp::tensors::matrix;
 use burn_gp::{Error, Result};
 use clap::Parser;
@@ -106,8 +107,9 @@ struct Args {
     /// GP-EP hyperparameter steps (batch SEP).
     #[arg(long, default_value_t = 150)]
     ep_iterations: usize,
-    /// Comma-separated methods to run (skew2, skew0, gpep); the others report null.
-    #[arg(long, value_delimiter = ',', default_value = "skew2,skew0,gpep")]
+    /// Comma-separated methods to run (skew2, skew0, gpep, skew0ep = SkewGP0's exact posterior at
+    /// GP-EP's fitted kernel, which needs gpep); the others report null.
+    #[arg(long, value_delimiter = ',', default_value = "skew2,skew0,gpep,skew0ep")]
     methods: Vec<String>,
     /// Random seed (folds, subsampling, pseudo-point initialisation, QMC shifts, sampler).
     #[arg(long, default_value_t = 0)]
@@ -138,7 +140,7 @@ impl Summary {
 }
 
 /// The methods, in output order.
-const METHODS: [&str; 3] = ["skew2", "skew0", "gpep"];
+const METHODS: [&str; 4] = ["skew2", "skew0", "gpep", "skew0ep"];
 
 /// A binarised set: standardisation happens per fold.
 struct BinarySet {
@@ -163,9 +165,9 @@ fn main() {
 fn run(args: Args) -> Result<()> {
     let root = data_root(args.opts.data.as_deref())?;
     let names = resolve_sets(&args, &root)?;
-    let mut per_set: Vec<[Summary; 3]> = Vec::new();
-    println!("| set | rows | d | info SkewGP2 | info SkewGP0 | info GP-EP | acc SkewGP2 | acc SkewGP0 | acc GP-EP |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    let mut per_set: Vec<[Summary; 4]> = Vec::new();
+    println!("| set | rows | d | info SkewGP2 | info SkewGP0 | info GP-EP | info SkewGP0 at EP kernel | acc SkewGP2 | acc SkewGP0 | acc GP-EP |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for name in &names {
         let set = match load_binary(&root, name) {
             Ok(set) => set,
@@ -290,18 +292,26 @@ fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Re
 }
 
 /// Runs the three methods on every fold of `set`; fold means per method.
-fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 3]> {
+fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 4]> {
     let folds = stratified_folds(&set.y, args.folds, args.seed)?;
     let run = if args.folds_run == 0 { args.folds } else { args.folds_run.min(args.folds) };
-    let mut scores: [Vec<Score>; 3] = Default::default();
+    let mut scores: [Vec<Score>; 4] = Default::default();
     for f in 0..run {
         let fold = make_fold(args, set, &folds, f)?;
+        let missing = Score { information: f64::NAN, accuracy: f64::NAN, seconds: f64::NAN };
+        let wanted = |method: &str| args.methods.iter().any(|x| x == method);
         for (m, method) in METHODS.iter().enumerate() {
-            if !args.methods.iter().any(|x| x == method) {
-                scores[m].push(Score { information: f64::NAN, accuracy: f64::NAN, seconds: f64::NAN });
+            if !wanted(method) || *method == "skew0ep" {
+                if !wanted("gpep") || *method != "skew0ep" {
+                    scores[m].push(missing);
+                }
                 continue;
             }
-            let score = run_method(args, method, &fold, args.seed.wrapping_add(f as u64))?;
+            let (score, extra) = run_method(args, method, &fold, args.seed.wrapping_add(f as u64))?;
+            if *method == "gpep" {
+                let extra = extra.filter(|_| wanted("skew0ep")).unwrap_or(missing);
+                scores[3].push(extra);
+            }
             if !args.opts.json {
                 eprintln!(
                     "{name} fold {}/{run} {method}: information {:.4}, accuracy {:.4}, {:.1} s",
@@ -314,11 +324,12 @@ fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 3]> {
             scores[m].push(score);
         }
     }
-    Ok([Summary::of(&scores[0]), Summary::of(&scores[1]), Summary::of(&scores[2])])
+    Ok([Summary::of(&scores[0]), Summary::of(&scores[1]), Summary::of(&scores[2]), Summary::of(&scores[3])])
 }
 
-/// Trains `method` on the fold's training part and scores its test predictions.
-fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<Score> {
+/// Trains `method` on the fold's training part and scores its test predictions; for `gpep` also
+/// the score of SkewGP0's exact posterior at GP-EP's fitted kernel (if `--methods` has `skew0ep`).
+fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Score, Option<Score>)> {
     let (base, train_dev) = args.opts.devices()?;
     let (n, d) = (fold.y_train.len(), fold.d);
     let ell = median_distance(&fold.x_train, n, d, n, seed)?;
@@ -326,6 +337,7 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<Score
     let x = matrix(fold.x_train.clone(), n, d, &train_dev)?;
     let x_test = matrix(fold.x_test.clone(), fold.y_test.len(), d, &base)?;
     let t0 = Instant::now();
+    let mut extra = None;
     let prob = match method {
         "skew2" | "skew0" => {
             let config = skew_config(args, if method == "skew2" { 2 } else { 0 }, seed, n);
@@ -342,9 +354,19 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<Score
             }
             fit.posterior.predict(&x_test)?.prob
         }
-        _ => ep_probabilities(args, kernel, fold, &x, &x_test, &train_dev, seed)?,
+        _ => {
+            let fitted = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
+            let prob = fitted.predict_proba(&Tensor::from_data(x_test.to_data(), &train_dev))?;
+            let ep_s = t0.elapsed().as_secs_f64();
+            if args.methods.iter().any(|m| m == "skew0ep") {
+                let t1 = Instant::now();
+                let exact = skew0_at(args, fitted.model.kernel.valid(), &x, &fold.y_train, &x_test, seed)?;
+                extra = Some(score(&exact, &fold.y_test, t1.elapsed().as_secs_f64()));
+            }
+            return Ok((score(&prob, &fold.y_test, ep_s), extra));
+        }
     };
-    Ok(score(&prob, &fold.y_test, t0.elapsed().as_secs_f64()))
+    Ok((score(&prob, &fold.y_test, t0.elapsed().as_secs_f64()), extra))
 }
 
 /// The SkewGP settings of the command line for latent dimension `s` on `n` training rows.
@@ -362,16 +384,8 @@ fn skew_config(args: &Args, s: i64, seed: u64, n: usize) -> SkewGpConfig {
         .with_progress(args.opts.progress())
 }
 
-/// GP-EP (full: inducing inputs fixed at the training rows) trained by batch SEP; test `p(y = 1)`.
-fn ep_probabilities(
-    args: &Args,
-    kernel: Rbf,
-    fold: &Fold,
-    x: &Tensor<2>,
-    x_test: &Tensor<2>,
-    train_dev: &Device,
-    seed: u64,
-) -> Result<Vec<f64>> {
+/// GP-EP (full: inducing inputs fixed at the training rows) trained by batch SEP.
+fn fit_ep(args: &Args, kernel: Rbf, fold: &Fold, x: &Tensor<2>, train_dev: &Device, seed: u64) -> Result<EpFit<Rbf>> {
     let (n, d) = (fold.y_train.len(), fold.d);
     let inducing = InducingPoints::new(&fold.x_train, n, d, train_dev)?.no_grad();
     let model = EpGpClassifier::new(kernel, inducing, 1e-6, 1e-8, train_dev)?;
@@ -381,8 +395,16 @@ fn ep_probabilities(
         .with_seed(seed)
         .with_progress(args.opts.progress());
     let signs: Vec<f64> = fold.y_train.iter().map(|v| 2.0 * v - 1.0).collect();
-    let fitted = model.fit(x, &signs, &config, |_, _, _| Ok(vec![]))?;
-    fitted.predict_proba(&Tensor::from_data(x_test.to_data(), train_dev))
+    model.fit(x, &signs, &config, |_, _, _| Ok(vec![]))
+}
+
+/// SkewGP0's exact posterior (lin-ess draws, route B) with a given kernel: test `p(y = 1)`.
+fn skew0_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[f64], x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
+    let config = skew_config(args, 0, seed, y.len());
+    let prior = SkewGp::new(kernel, &[], &[], &[], config.jitter, &x_test.device())?;
+    let mut posterior = SkewGpPosterior::new(prior, x.clone().inner(), y)?;
+    posterior.sample(&config.chain_config(), config.variant)?;
+    Ok(posterior.predict(x_test)?.prob)
 }
 
 /// Average information in bits and accuracy of probabilities `prob` for labels `y ∈ {0, 1}`.
@@ -402,10 +424,16 @@ fn score(prob: &[f64], y: &[f64], seconds: f64) -> Score {
 }
 
 /// Prints a set's markdown row (and its JSON line with `--json`).
-fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 3]) {
+fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 4]) {
     println!(
-        "| {name} | {rows} | {d} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
-        s[0].information, s[1].information, s[2].information, s[0].accuracy, s[1].accuracy, s[2].accuracy
+        "| {name} | {rows} | {d} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
+        s[0].information,
+        s[1].information,
+        s[2].information,
+        s[3].information,
+        s[0].accuracy,
+        s[1].accuracy,
+        s[2].accuracy
     );
     if args.opts.json {
         println!(
@@ -416,6 +444,7 @@ fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 3]) {
                 "info_skew2": num(s[0].information), "info_skew0": num(s[1].information), "info_gpep": num(s[2].information),
                 "acc_skew2": num(s[0].accuracy), "acc_skew0": num(s[1].accuracy), "acc_gpep": num(s[2].accuracy),
                 "time_skew2_s": num(s[0].seconds), "time_skew0_s": num(s[1].seconds), "time_gpep_s": num(s[2].seconds),
+                "info_skew0ep": num(s[3].information), "acc_skew0ep": num(s[3].accuracy),
             })
         );
     }
