@@ -17,6 +17,7 @@ pub mod likelihoods;
 pub mod linalg;
 pub mod metrics;
 pub mod models;
+pub mod mvn;
 pub mod nets;
 pub mod optim;
 pub mod special;

@@ -114,13 +114,7 @@ impl SetOptions {
     /// `--max-rows` rows are dropped here; others are checked once loaded ([`Self::too_big`]).
     pub fn resolve(&self, root: &Path) -> Result<Vec<String>> {
         let mut names: Vec<String> = if self.sets.is_empty() {
-            let dir = require_dir(&root.join(PMLB_MULTICLASS), "the PMLB multi-class sets (see its SOURCE.md)")?;
-            let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
-            let mut found: Vec<String> = entries
-                .filter_map(|e| e.ok())
-                .filter(|e| e.path().is_dir())
-                .filter_map(|e| e.file_name().to_str().map(str::to_string))
-                .collect();
+            let mut found = set_folders(root, PMLB_MULTICLASS)?;
             found.sort_by_key(|name| (paper_index(name).unwrap_or(PAPER_SETS.len()), name.clone()));
             found
         } else {
@@ -133,6 +127,19 @@ impl SetOptions {
     pub fn too_big(&self, rows: usize) -> bool {
         self.max_rows > 0 && rows > self.max_rows
     }
+}
+
+/// The names of the set folders in `<root>/<folder>` (e.g. `pmlb_multiclass`), sorted.
+pub fn set_folders(root: &Path, folder: &str) -> Result<Vec<String>> {
+    let dir = require_dir(&root.join(folder), "the PMLB sets (see its SOURCE.md)")?;
+    let entries = std::fs::read_dir(&dir).map_err(|source| Error::Io { path: dir.clone(), source })?;
+    let mut found: Vec<String> = entries
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().is_dir())
+        .filter_map(|e| e.file_name().to_str().map(str::to_string))
+        .collect();
+    found.sort();
+    Ok(found)
 }
 
 /// Position of `name` in [`PAPER_SETS`].

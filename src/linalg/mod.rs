@@ -17,7 +17,7 @@ mod triangular;
 pub use cholesky::{cholesky, cholesky_with_jitter, logdet_from_cholesky};
 pub use exp_bilinear::{exp_bilinear_backward, exp_bilinear_contract, exp_bilinear_forward, ExpBilinearDims};
 pub use ops::GpLinalgOps;
-pub(crate) use ops::{from_host, to_host};
+pub(crate) use ops::{autodiff_prelude, from_host, register_host_grads, to_host, upstream_on_host};
 pub use product::{batched_matmul, matmul, matmul_transposed};
 pub use reduce::row_sums;
 pub use triangular::{cholesky_solve, solve_triangular, tri_inverse, Triangle};

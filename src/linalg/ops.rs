@@ -29,6 +29,40 @@ pub(crate) fn from_host<B: Backend>(v: Vec<f64>, shape: Shape, dtype: DType, dev
     B::float_from_data(TensorData::new(v, shape).convert_dtype(dtype), device)
 }
 
+/// Burn's backward machinery, as the autodiff implementations of custom ops import it.
+pub(crate) mod autodiff_prelude {
+    pub(crate) use burn::backend::autodiff::checkpoint::{base::Checkpointer, strategy::CheckpointStrategy};
+    pub(crate) use burn::backend::autodiff::{grads::Gradients, ops::Backward, ops::Ops, ops::OpsKind, Autodiff};
+    pub(crate) use burn::backend::{tensor::FloatTensor, Backend, TensorMetadata};
+}
+
+/// Takes the upstream gradient of custom op `ops`'s output and reads it to the host, with the
+/// device it lived on.
+pub(crate) fn upstream_on_host<B: Backend, S, const N: usize>(
+    grads: &mut burn::backend::autodiff::grads::Gradients,
+    ops: &burn::backend::autodiff::ops::Ops<S, N>,
+) -> (Vec<f64>, B::Device) {
+    let g = grads.consume::<B>(&ops.node);
+    let device = g.device();
+    (to_host::<B>(g).0, device)
+}
+
+/// Registers host gradients `(values, shape)` for those `parents` of a custom op that are tracked
+/// (`None` parents are skipped), written back in `dtype` on `device`.
+pub(crate) fn register_host_grads<B: Backend, const N: usize>(
+    grads: &mut burn::backend::autodiff::grads::Gradients,
+    parents: [Option<burn::backend::autodiff::NodeId>; N],
+    values: [(Vec<f64>, Shape); N],
+    dtype: DType,
+    device: &B::Device,
+) {
+    for (parent, (v, shape)) in parents.into_iter().zip(values) {
+        if let Some(id) = parent {
+            grads.register::<B>(id, from_host::<B>(v, shape, dtype, device));
+        }
+    }
+}
+
 /// (batch, rows, cols) of a tensor whose last two dims are the matrix.
 pub(crate) fn batch_dims(shape: &Shape) -> (usize, usize, usize) {
     let d = shape.num_dims();

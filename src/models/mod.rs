@@ -12,6 +12,7 @@ pub mod deep_gp;
 pub mod ep;
 pub mod gpr;
 pub mod sgpr;
+pub mod skew_gp;
 pub mod svgp;
 mod svgp_config;
 
@@ -26,5 +27,6 @@ pub use deep_gp::{DeepGp, DeepGpConfig, DeepGpLayer};
 pub use ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
 pub use gpr::ExactGpr;
 pub use sgpr::Sgpr;
+pub use skew_gp::{SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
 pub use svgp::Svgp;
 pub use svgp_config::SvgpConfig;

@@ -28,6 +28,6 @@ pub use exp_slice::{exp_in_place, exp_kernel, exp_scalar, madd};
 pub use gauss_hermite::{gauss_hermite, gauss_hermite_normal};
 pub use log_ndtr::{inv_mills, log_ndtr};
 pub use log_sum_exp::log_sum_exp;
-pub use ndtri::ndtri;
+pub use ndtri::{ndtri, ndtri_from_log};
 pub use normal::{norm_cdf, norm_logpdf, norm_pdf};
 pub use ops::GpSpecialOps;

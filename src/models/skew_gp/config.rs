@@ -1,0 +1,158 @@
+//! [`SkewGpConfig`]: the skew GP classifier's settings (spec §5, §7) and its objective and
+//! optimiser choices.
+use burn::config::Config;
+
+use crate::error::Error;
+use crate::mvn::{ChainConfig, LinEssVariant};
+
+/// What `fit` maximises (spec §2.8); `P_i = Φ_{s+|B_i|}(γ̃_{B_i}; Γ̃_{B_i})` per block.
+#[derive(Config, Debug, PartialEq, Eq, Copy)]
+pub enum Objective {
+    /// `Σ_i [ln P_i − ln Φ_s(γ; Γ)] = Σ_i ln p(D_{B_i})`: a composite (block-independence)
+    /// log-likelihood, additive over blocks (so it works on minibatches of blocks) and equal to
+    /// the exact log-evidence with one block. Not a bound. The default.
+    BlockComposite,
+    /// `ln Σ_i P_i − ln Φ_s(γ; Γ)` (the authors' code).
+    LogSumBlocks,
+    /// The logarithm of Proposition 2's bound `(Σ_i P_i − (b − 1)) / Φ_s(γ; Γ)` as printed. It is
+    /// negative, so has no logarithm, as soon as `Σ_i P_i < b − 1` — for realistic blocks, whenever
+    /// `b ≥ 2`; training then stops with an error. For tests and tiny problems.
+    PaperBound,
+}
+
+/// How the hyperparameters are moved.
+#[derive(Config, Debug, PartialEq, Eq, Copy)]
+pub enum SkewOptimizer {
+    /// Adam on the autodiff gradient of the QMC estimate (points fixed within a step, fresh random
+    /// shifts every step).
+    Adam,
+    /// Simultaneous perturbation stochastic approximation (Spall 1998; the paper's optimiser): two
+    /// objective evaluations with common random numbers per step, no gradients.
+    Spsa,
+}
+
+/// Settings of [`super::fit`] and of the posterior sampler.
+#[derive(Config, Debug)]
+pub struct SkewGpConfig {
+    /// Latent (skewness) dimension `s`; `0` is the exact-posterior GP probit classifier
+    /// ("SkewGP0"). Signed so that a negative value read from a command line or file is reported
+    /// as [`Error::InvalidArgument`] rather than wrapped.
+    #[config(default = 2)]
+    pub latent_dim: i64,
+    /// Block size `|B|` of the training objective (the paper: 30).
+    #[config(default = 30)]
+    pub block_size: usize,
+    /// Blocks per optimisation step (minibatch of blocks; `None`: all blocks every step). Only
+    /// [`Objective::BlockComposite`] may use fewer than all.
+    pub batch_blocks: Option<usize>,
+    /// Lattice points per random shift of each block's Genz estimate.
+    #[config(default = 500)]
+    pub qmc_points: usize,
+    /// Random shifts per estimate (the paper's 5 000 points = 500 × 10).
+    #[config(default = 10)]
+    pub qmc_shifts: usize,
+    /// The training objective.
+    #[config(default = "Objective::BlockComposite")]
+    pub objective: Objective,
+    /// Fixed phases `l ∈ {−1, +1}^s`; `None` searches all `2^s` sign patterns.
+    pub phases: Option<Vec<f64>>,
+    /// Phase search: `0` trains every pattern for all epochs and keeps the best; `k > 0` trains
+    /// every pattern `k` epochs, then continues only the best for the remaining epochs.
+    #[config(default = 0)]
+    pub phase_screen_epochs: usize,
+    /// Nugget added to the kernel's diagonal (at coinciding inputs) everywhere: `K(X, X)`, the
+    /// pseudo-points' `Γ` and the test points' variances.
+    #[config(default = 1e-6)]
+    pub jitter: f64,
+    /// Optimiser.
+    #[config(default = "SkewOptimizer::Adam")]
+    pub optimizer: SkewOptimizer,
+    /// Adam learning rate (spec: 0.02).
+    #[config(default = 0.02)]
+    pub lr: f64,
+    /// Passes over the data (with all blocks per step: optimisation steps).
+    #[config(default = 300)]
+    pub epochs: usize,
+    /// SPSA step gain `a` in `a_k = a / (k + 1 + A)^0.602`, `A` = 10 % of the steps.
+    #[config(default = 0.05)]
+    pub spsa_a: f64,
+    /// SPSA perturbation `c` in `c_k = c / (k + 1)^0.101`.
+    #[config(default = 0.05)]
+    pub spsa_c: f64,
+    /// Posterior sampler: chains (spec: 16; lin-ess draws are strongly autocorrelated on GP
+    /// posteriors, so more chains and draws than the spec's are the default, see the README).
+    #[config(default = 32)]
+    pub chains: usize,
+    /// Posterior sampler: burn-in steps per chain (spec: 100).
+    #[config(default = 300)]
+    pub burn_in: usize,
+    /// Posterior samples of `U₁` kept (spec: 2 000), i.e. 500 steps per chain.
+    #[config(default = 16000)]
+    pub samples: usize,
+    /// lin-ess angle rule.
+    #[config(default = "LinEssVariant::ConnectedArc")]
+    pub variant: LinEssVariant,
+    /// Seed (pseudo-point initialisation, partitions, QMC shifts, sampler).
+    #[config(default = 0)]
+    pub seed: u64,
+    /// Show a progress bar.
+    #[config(default = true)]
+    pub progress: bool,
+}
+
+impl SkewGpConfig {
+    /// The latent dimension `s`, checked (`InvalidArgument` for a negative value).
+    pub fn s(&self) -> crate::error::Result<usize> {
+        usize::try_from(self.latent_dim)
+            .map_err(|_| Error::invalid("latent_dim", format!("s must be ≥ 0, got {}", self.latent_dim)))
+    }
+
+    /// Checks every setting against `n` training points.
+    pub fn check(&self, n: usize) -> crate::error::Result<()> {
+        let s = self.s()?;
+        if self.block_size == 0 || self.block_size > n {
+            return Err(Error::invalid(
+                "block_size",
+                format!("must be between 1 and the {n} training points, got {}", self.block_size),
+            ));
+        }
+        if self.batch_blocks == Some(0) {
+            return Err(Error::invalid("batch_blocks", "must be positive"));
+        }
+        if self.objective != Objective::BlockComposite && self.batch_blocks.is_some_and(|b| b * self.block_size < n) {
+            return Err(Error::invalid(
+                "batch_blocks",
+                "only the block-composite objective works on minibatches of blocks",
+            ));
+        }
+        if self.qmc_points == 0 || self.qmc_shifts == 0 {
+            return Err(Error::invalid("qmc_points/qmc_shifts", "must be positive"));
+        }
+        if let Some(l) = &self.phases {
+            if l.len() != s || l.iter().any(|v| *v != 1.0 && *v != -1.0) {
+                return Err(Error::invalid("phases", format!("need {s} values, each −1 or +1, got {l:?}")));
+            }
+        }
+        if !(self.jitter.is_finite() && self.jitter >= 0.0) {
+            return Err(Error::invalid("jitter", format!("must be ≥ 0, got {}", self.jitter)));
+        }
+        if !(self.lr.is_finite() && self.lr > 0.0) || self.epochs == 0 {
+            return Err(Error::invalid("lr/epochs", "need a positive learning rate and at least one epoch"));
+        }
+        Ok(())
+    }
+
+    /// The sampler settings.
+    pub fn chain_config(&self) -> ChainConfig {
+        ChainConfig { chains: self.chains, burn_in: self.burn_in, samples: self.samples, seed: self.seed }
+    }
+
+    /// The sign patterns to try: the fixed phases, or all `2^s` patterns (first all `+1`).
+    pub fn phase_patterns(&self) -> crate::error::Result<Vec<Vec<f64>>> {
+        let s = self.s()?;
+        if let Some(l) = &self.phases {
+            return Ok(vec![l.clone()]);
+        }
+        Ok((0..1usize << s).map(|bits| (0..s).map(|j| if bits >> j & 1 == 1 { -1.0 } else { 1.0 }).collect()).collect())
+    }
+}

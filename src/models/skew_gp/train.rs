@@ -1,0 +1,245 @@
+//! [`SkewGpClassifier`]: initialisation and training of a [`SkewGp`] prior on labelled data (spec
+//! §3.1), then the exact posterior and its lin-ess draws (§3.2).
+use std::cell::RefCell;
+use std::time::Instant;
+
+use burn::module::Module;
+use burn::optim::{AdamConfig, GradientsParams};
+use burn::tensor::Tensor;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+
+use super::config::{SkewGpConfig, SkewOptimizer};
+use super::objective::{binary_signs, partition};
+use super::posterior::SkewGpPosterior;
+use super::prior::SkewGp;
+use super::spsa::{assign_params, flatten_grads, flatten_params, Spsa};
+use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+use crate::mvn::QmcPoints;
+use crate::train::{fit_loop, History, StepIndex, TrainConfig};
+
+/// A trained skew GP classifier.
+#[derive(Debug)]
+pub struct SkewGpFit<K: Module> {
+    /// The posterior at the learned hyperparameters, with its lin-ess draws.
+    pub posterior: SkewGpPosterior<K>,
+    /// Training curve of the chosen sign pattern (objective: `−objective / n`).
+    pub history: History,
+    /// The chosen phases.
+    pub phases: Vec<f64>,
+    /// Every sign pattern tried, with its final objective (`−objective / n`, mean of the last
+    /// tenth of its epochs).
+    pub phase_objectives: Vec<(Vec<f64>, f64)>,
+    /// Seconds of hyperparameter optimisation (all patterns).
+    pub train_s: f64,
+    /// Seconds building the posterior and drawing `U₁`.
+    pub sample_s: f64,
+    /// lin-ess chain-steps kept in place by a rounding failure (expected 0).
+    pub rounding_rejections: usize,
+}
+
+/// Entry point of the skew GP classifier (a namespace for `init` and `fit`).
+#[derive(Clone, Copy, Debug)]
+pub struct SkewGpClassifier;
+
+impl SkewGpClassifier {
+    /// The initial prior (spec §3.1 step 2): `kernel` as given, `R` = `s` distinct random training
+    /// rows of `x` plus a `10⁻³` perturbation (so `M` is not singular), `γ = 0`, phases from the
+    /// config (all `+1` when searching).
+    pub fn init<K: Kernel>(config: &SkewGpConfig, kernel: K, x: &Tensor<2>) -> Result<SkewGp<K>> {
+        let s = config.s()?;
+        let [n, p] = x.dims();
+        if s > n {
+            return Err(Error::invalid("latent_dim", format!("s = {s} exceeds the {n} training points")));
+        }
+        let xs = crate::tensors::to_vec(x.clone());
+        let mut rows: Vec<usize> = (0..n).collect();
+        rows.shuffle(&mut StdRng::seed_from_u64(config.seed ^ 0x5ce7));
+        let r: Vec<f64> = rows[..s].iter().flat_map(|&i| xs[i * p..(i + 1) * p].iter().map(|v| v + 1e-3)).collect();
+        let phases = config.phases.clone().unwrap_or_else(|| vec![1.0; s]);
+        SkewGp::new(kernel, &r, &phases, &vec![0.0; s], config.jitter, &x.device())
+    }
+
+    /// Learns the kernel hyperparameters, `R` and `γ` (and searches the phases `L`) by maximising
+    /// `config.objective` on the rows of `x` `[n, p]` (on an autodiff device) with labels
+    /// `y ∈ {0, 1}`, then builds the exact posterior and draws `U₁` by lin-ess.
+    ///
+    /// Every step re-partitions a shuffled minibatch of rows into blocks of `block_size` and
+    /// draws fresh QMC shifts; the objective is differentiated by Burn's autodiff through the
+    /// Genz estimator (Adam), or only evaluated twice per step (SPSA). A non-finite block
+    /// estimate stops training with [`Error::NonFinite`] naming the step and the block's rows;
+    /// parameters that become non-finite stop it too.
+    pub fn fit<K: Kernel>(config: &SkewGpConfig, model: SkewGp<K>, x: &Tensor<2>, y: &[f64]) -> Result<SkewGpFit<K>> {
+        let n = crate::models::check_inputs("SkewGpClassifier::fit", x, model.kernel.input_dim())?;
+        config.check(n)?;
+        let s = config.s()?;
+        if model.latent_dim() != s {
+            return Err(Error::invalid("model", format!("latent dimension {} ≠ config's {s}", model.latent_dim())));
+        }
+        let w = binary_signs(y, n)?;
+        let start = Instant::now();
+        let patterns = config.phase_patterns()?;
+        let screen = if patterns.len() > 1 && config.phase_screen_epochs > 0 {
+            config.phase_screen_epochs.min(config.epochs)
+        } else {
+            config.epochs
+        };
+        let mut tried = Vec::with_capacity(patterns.len());
+        let mut best: Option<(SkewGp<K>, History, f64)> = None;
+        for (i, phases) in patterns.iter().enumerate() {
+            let (trained, history) = train(config, model.with_phases(phases)?, x, &w, screen, i as u64)?;
+            let score = tail_objective(&history);
+            tried.push((phases.clone(), score));
+            if best.as_ref().is_none_or(|b| score < b.2) {
+                best = Some((trained, history, score));
+            }
+        }
+        let (mut model, mut history, _) = best.ok_or_else(|| Error::invalid("phases", "no sign pattern to try"))?;
+        if screen < config.epochs {
+            let (more, rest) = train(config, model, x, &w, config.epochs - screen, patterns.len() as u64)?;
+            model = more;
+            history.records.extend(rest.records);
+        }
+        let train_s = start.elapsed().as_secs_f64();
+        let phases = model.phases.clone();
+        let t0 = Instant::now();
+        let mut posterior = SkewGpPosterior::new(model.valid(), x.clone().inner(), y)?;
+        let rounding_rejections = posterior.sample(&config.chain_config(), config.variant)?;
+        Ok(SkewGpFit {
+            posterior,
+            history,
+            phases,
+            phase_objectives: tried,
+            train_s,
+            sample_s: t0.elapsed().as_secs_f64(),
+            rounding_rejections,
+        })
+    }
+}
+
+/// Mean objective over the last tenth (at least one) of the epochs of `history`.
+fn tail_objective(history: &History) -> f64 {
+    let r = &history.records;
+    let k = (r.len() / 10).max(1);
+    r[r.len() - k..].iter().map(|e| e.objective).sum::<f64>() / k as f64
+}
+
+/// Consecutive optimisation steps with a non-finite gradient that are skipped before training
+/// stops with an error.
+const MAX_SKIPPED_STEPS: usize = 10;
+
+/// The QMC points of step `step` of run `run`: dimension `s + |B| − 1`, fresh shifts.
+fn step_points(config: &SkewGpConfig, s: usize, run: u64, step: usize) -> Result<QmcPoints> {
+    let seed = config.seed.wrapping_mul(1_000_003).wrapping_add(run << 32).wrapping_add(step as u64);
+    QmcPoints::lattice(s + config.block_size - 1, config.qmc_points, config.qmc_shifts, seed)
+}
+
+/// `−objective / n` of `model` on the rows `batch` (partitioned into blocks), as a tensor.
+fn loss<K: Kernel>(
+    config: &SkewGpConfig,
+    model: &SkewGp<K>,
+    x: &Tensor<2>,
+    w: &[f64],
+    batch: &[usize],
+    points: &QmcPoints,
+    at: StepIndex,
+) -> Result<Tensor<1>> {
+    let n = w.len();
+    let blocks = partition(batch, config.block_size);
+    let terms = model.block_terms(x, w, &blocks, config.block_size, points).map_err(|e| match e {
+        Error::NonFinite { context, index } => Error::NonFinite {
+            context: format!(
+                "{context} — training step {} (epoch {}), block {index} of the step = rows {:?}",
+                at.step,
+                at.epoch,
+                blocks.get(index).map(|b| &b[..b.len().min(8)]).unwrap_or(&[])
+            ),
+            index,
+        },
+        other => other,
+    })?;
+    let objective = terms.combine(config.objective, n as f64 / batch.len() as f64)?;
+    Ok(objective.neg().div_scalar(n as f64))
+}
+
+/// One training run of `epochs` epochs (`run` seeds its partitions and points).
+fn train<K: Kernel>(
+    config: &SkewGpConfig,
+    model: SkewGp<K>,
+    x: &Tensor<2>,
+    w: &[f64],
+    epochs: usize,
+    run: u64,
+) -> Result<(SkewGp<K>, History)> {
+    let n = w.len();
+    let s = model.latent_dim();
+    let rows_per_step = config.batch_blocks.map_or(n, |b| (b * config.block_size).min(n));
+    let train = TrainConfig {
+        epochs,
+        batch_size: rows_per_step,
+        lr: config.lr,
+        seed: config.seed.wrapping_add(run),
+        progress: config.progress,
+    };
+    let finite = |m: SkewGp<K>, at: StepIndex| -> Result<SkewGp<K>> {
+        match flatten_params(&m).iter().position(|v| !v.is_finite()) {
+            None => Ok(m),
+            Some(k) => Err(Error::NonFinite {
+                context: format!("skew GP parameters after training step {}", at.step),
+                index: k,
+            }),
+        }
+    };
+    let label = "−obj/n";
+    match config.optimizer {
+        SkewOptimizer::Adam => {
+            let mut optim = AdamConfig::new().init();
+            let mut skipped = 0;
+            let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
+                let points = step_points(config, s, run, at.step)?;
+                let l = loss(config, &model, x, w, batch, &points, at)?;
+                let value = l.clone().into_scalar::<f64>();
+                let grads = GradientsParams::from_grads(l.backward(), &model);
+                if let Some(k) = flatten_grads(&model, &grads).iter().position(|v| !v.is_finite()) {
+                    // a rare non-finite gradient (e.g. an underflowing CDF) skips the step, so
+                    // neither the parameters nor Adam's moments ever hold NaN
+                    skipped += 1;
+                    if skipped > MAX_SKIPPED_STEPS {
+                        return Err(Error::NonFinite {
+                            context: format!(
+                                "gradient of the skew GP objective at training step {} (epoch {}): {MAX_SKIPPED_STEPS} \
+                                 steps in a row skipped; first non-finite parameter gradient",
+                                at.step, at.epoch
+                            ),
+                            index: k,
+                        });
+                    }
+                    return Ok((model, value));
+                }
+                skipped = 0;
+                Ok((finite(optim.step(config.lr, model, grads), at)?, value))
+            };
+            fit_loop(model, n, &train, label, step, |_, _| Ok(vec![]))
+        }
+        SkewOptimizer::Spsa => {
+            let steps = epochs * n.div_ceil(rows_per_step);
+            let spsa = Spsa { a: config.spsa_a, c: config.spsa_c, big_a: 0.1 * steps as f64 };
+            let rng = RefCell::new(StdRng::seed_from_u64(config.seed ^ run ^ 0x5b5a));
+            let xv = x.clone().inner();
+            let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
+                let points = step_points(config, s, run, at.step)?;
+                let frozen = model.valid();
+                let theta = flatten_params(&frozen);
+                let eval = |p: &[f64]| -> Result<f64> {
+                    let m = assign_params(frozen.clone(), p);
+                    Ok(loss(config, &m, &xv, w, batch, &points, at)?.into_scalar::<f64>())
+                };
+                let (next, value) = spsa.step(at.step - 1, &theta, &mut rng.borrow_mut(), eval)?;
+                Ok((finite(assign_params(model, &next), at)?, value))
+            };
+            fit_loop(model, n, &train, label, step, |_, _| Ok(vec![]))
+        }
+    }
+}

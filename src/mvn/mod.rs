@@ -1,0 +1,42 @@
+//! Multivariate normal probabilities and truncated-normal sampling.
+//!
+//! - [`log_mvn_cdf`] (tensors): Genz's separation-of-variables estimator of `ln Φ_d(a; Σ)`,
+//!   batched over blocks, in log space (`ln Φ` and `Φ⁻¹` from log inputs, log-mean-exp), with
+//!   greedy variable reordering outside the gradient, randomised lattice QMC points
+//!   ([`QmcPoints`]) and a hand-written reverse pass ([`GpMvnOps`]): with the points fixed the
+//!   estimate is smooth, so Burn's autodiff trains through it.
+//! - [`genz_log_cdf`], [`log_mvn_cdf_host`] (host f64) for single high-accuracy evaluations;
+//!   [`bvn_cdf`], [`trivariate_cdf`] deterministic for `d ≤ 3`; [`log_bvn_cdf`] differentiable.
+//! - [`LinEss`]: linear elliptical slice sampling for `N(0, Σ)` on `{x : A x + b > 0}`,
+//!   rejection free, many chains batched on a tensor axis; [`EllipticalSlice`] the plain ESS
+//!   baseline.
+//! - [`Sun`]: the unified skew-normal distribution (density, CDF, normaliser, sampling,
+//!   marginals, conditionals, probit posterior).
+mod dense;
+mod ess;
+mod genz;
+mod lattice;
+mod lin_ess;
+mod low_dim;
+mod ops;
+mod quadrature;
+mod reorder;
+mod sun;
+mod tensor;
+mod truncated;
+
+pub use dense::{cholesky as cholesky_host, solve_chol, solve_lower, symmetrise};
+pub use ess::EllipticalSlice;
+pub use genz::{
+    estimate_from_log_integrand, genz_log_cdf, genz_log_integrand, genz_log_integrand_backward, independent_groups,
+    log_mean_exp, log_mvn_cdf as log_mvn_cdf_host, MvnEstimate, NEGLIGIBLE_SD,
+};
+pub use lattice::{first_primes, QmcPoints};
+pub use lin_ess::{feasible_angle, LinEss, LinEssVariant};
+pub use low_dim::{bvn_cdf, bvn_cdf_grad, log_bvn_cdf_grad, log_mvn_cdf_exact, trivariate_cdf};
+pub use ops::GpMvnOps;
+pub use quadrature::{gauss_legendre, integrate};
+pub use reorder::{genz_order, permute};
+pub use sun::{probit_selection, rejection_orthant, Sun};
+pub use tensor::{log_bvn_cdf, log_mvn_cdf, LogMvnCdf};
+pub use truncated::{run_chains, ChainConfig, ChainDraws, TruncatedNormal};
