@@ -120,15 +120,18 @@ mod tests {
 
     #[test]
     fn explicit_directory_wins() {
-        let a = temp_dir("root-a");
-        let b = temp_dir("root-b");
+        let a_dir = temp_dir("root-a");
+        let a = a_dir.to_path_buf();
+        let b_dir = temp_dir("root-b");
+        let b = b_dir.to_path_buf();
         let got = resolve_root(Some(&a), Some(b.clone().into_os_string()), std::slice::from_ref(&b)).unwrap();
         assert_eq!(got, a);
     }
 
     #[test]
     fn explicit_missing_directory_is_an_error_not_a_fallback() {
-        let b = temp_dir("root-fallback");
+        let b_dir = temp_dir("root-fallback");
+        let b = b_dir.to_path_buf();
         let gone = b.join("does-not-exist");
         let err = resolve_root(Some(&gone), None, &[b]).unwrap_err();
         assert!(matches!(err, Error::MissingFile { ref path, ref hint } if *path == gone && hint.contains("--data")));
@@ -136,8 +139,10 @@ mod tests {
 
     #[test]
     fn env_beats_defaults_and_empty_env_is_ignored() {
-        let env = temp_dir("root-env");
-        let def = temp_dir("root-def");
+        let env_dir = temp_dir("root-env");
+        let env = env_dir.to_path_buf();
+        let def_dir = temp_dir("root-def");
+        let def = def_dir.to_path_buf();
         let got = resolve_root(None, Some(env.clone().into_os_string()), std::slice::from_ref(&def)).unwrap();
         assert_eq!(got, env);
         let got = resolve_root(None, Some(OsString::new()), std::slice::from_ref(&def)).unwrap();
@@ -148,7 +153,8 @@ mod tests {
 
     #[test]
     fn first_existing_default_is_used_and_failure_names_all_tried() {
-        let base = temp_dir("root-defaults");
+        let base_dir = temp_dir("root-defaults");
+        let base = base_dir.to_path_buf();
         let missing1 = base.join("x");
         let missing2 = base.join("y");
         let got = resolve_root(None, None, &[missing1.clone(), base.clone()]).unwrap();
@@ -164,7 +170,8 @@ mod tests {
 
     #[test]
     fn require_file_names_path_and_source() {
-        let dir = temp_dir("root-require");
+        let dir_dir = temp_dir("root-require");
+        let dir = dir_dir.to_path_buf();
         let present = write_file(&dir, "here.txt", b"x");
         assert_eq!(require_file(&present, "anywhere").unwrap(), present);
         let err = require_file(&dir.join("gone.txt"), "get it from https://example.org").unwrap_err();
@@ -181,7 +188,8 @@ mod tests {
 
     #[test]
     fn gz_is_preferred_and_raw_accepted() {
-        let dir = temp_dir("root-gz");
+        let dir_dir = temp_dir("root-gz");
+        let dir = dir_dir.to_path_buf();
         let raw = write_file(&dir, "f.bin", b"raw");
         assert_eq!(require_gz_or_raw(&dir.join("f.bin"), "src").unwrap(), raw);
         let gz = write_file(&dir, "f.bin.gz", b"gz");

@@ -6,14 +6,36 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use flate2::write::GzEncoder;
 use flate2::Compression;
 
-/// A fresh, empty directory under the system temp dir, unique to this process and call.
-pub(crate) fn temp_dir(tag: &str) -> PathBuf {
+/// A temporary directory that is removed (with its contents) when dropped.
+pub(crate) struct TempDir(PathBuf);
+
+impl std::ops::Deref for TempDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TempDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TempDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+/// A fresh, empty directory under the system temp dir, unique to this process and call, removed on drop.
+pub(crate) fn temp_dir(tag: &str) -> TempDir {
     static COUNTER: AtomicUsize = AtomicUsize::new(0);
     let k = COUNTER.fetch_add(1, Ordering::Relaxed);
     let dir = std::env::temp_dir().join(format!("burn-gp-test-{tag}-{}-{k}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create temp dir");
-    dir
+    TempDir(dir)
 }
 
 /// Writes `bytes` to `dir/name` (creating parent folders) and returns the path.

@@ -144,10 +144,10 @@ pub fn load_uci(root: &Path, name: &str, split: usize) -> Result<UciSplit> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::data::testutil::{temp_dir, write_file};
+    use crate::data::testutil::{temp_dir, write_file, TempDir};
 
     /// A 5-row, 3-column set `toy` (target in the middle column) with two splits.
-    fn toy_root(tag: &str) -> PathBuf {
+    fn toy_root(tag: &str) -> TempDir {
         let root = temp_dir(tag);
         let dir = root.join(UCI_FOLDER).join("toy");
         write_file(&dir, "data.txt", b"1 10 100\n2 20 200\n3 30 300\n4 40 400\n5 50 500\n\n");
