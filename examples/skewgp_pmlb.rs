@@ -26,9 +26,13 @@
 //! a label `y ∈ {0, 1}`: `1 + y log₂ p + (1 − y) log₂(1 − p)`, with `p` clipped to
 //! `[1e-12, 1 − 1e-12]`. `skew0ep` (default on) is SkewGP0's exact posterior at GP-EP's fitted
 //! kernel: it separates the effect of exact inference from that of hyperparameter selection.
+//! `skew2ep` (off by default; needs gpep) is SkewGP2 started at GP-EP's fitted kernel, which stays
+//! fixed (its parameters are marked `no_grad`): only the pseudo-points `R` and `γ` are trained,
+//! with the phase screening, by the same block-composite objective, `--epochs` and `--lr`; it
+//! separates the skewness' contribution from the block-composite kernel selection.
 //!
 //! `--json`: one line per set,
-//! `{"set","rows","features","folds","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep"}`
+//! `{"set","rows","features","folds","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep","info_skew2ep","acc_skew2ep"}`
 //! (fold means; a set that fails has an `error` key instead), then the final summary line with
 //! exactly the keys `{"example":"skewgp_pmlb","sets":…,"info_skew2":…,"info_skew0":…,"info_gpep":…,"acc_skew2":…}`
 //! (means over the sets that succeeded; `sets` is their number).
@@ -46,7 +50,7 @@ use burn_gp::data::{data_root, load_pmlb_classification, stratified_split, Stand
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::models::ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
-use burn_gp::models::skew_gp::{SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
+use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
 use burn_gp::tensors::matrix;
 use burn_gp::{Error, Result};
 use clap::Parser;
@@ -108,7 +112,8 @@ struct Args {
     #[arg(long, default_value_t = 150)]
     ep_iterations: usize,
     /// Comma-separated methods to run (skew2, skew0, gpep, skew0ep = SkewGP0's exact posterior at
-    /// GP-EP's fitted kernel, which needs gpep); the others report null.
+    /// GP-EP's fitted kernel, skew2ep = SkewGP2 with GP-EP's fitted kernel held fixed; both need
+    /// gpep); the others report null.
     #[arg(long, value_delimiter = ',', default_value = "skew2,skew0,gpep,skew0ep")]
     methods: Vec<String>,
     /// Random seed (folds, subsampling, pseudo-point initialisation, QMC shifts, sampler).
@@ -140,7 +145,11 @@ impl Summary {
 }
 
 /// The methods, in output order.
-const METHODS: [&str; 4] = ["skew2", "skew0", "gpep", "skew0ep"];
+const METHODS: [&str; 5] = ["skew2", "skew0", "gpep", "skew0ep", "skew2ep"];
+
+/// The methods run at GP-EP's fitted kernel (after `gpep` on the same fold), in output order
+/// from index 3 of [`METHODS`].
+const AT_EP_KERNEL: [&str; 2] = ["skew0ep", "skew2ep"];
 
 /// A binarised set: standardisation happens per fold.
 struct BinarySet {
@@ -165,9 +174,9 @@ fn main() {
 fn run(args: Args) -> Result<()> {
     let root = data_root(args.opts.data.as_deref())?;
     let names = resolve_sets(&args, &root)?;
-    let mut per_set: Vec<[Summary; 4]> = Vec::new();
-    println!("| set | rows | d | info SkewGP2 | info SkewGP0 | info GP-EP | info SkewGP0 at EP kernel | acc SkewGP2 | acc SkewGP0 | acc GP-EP |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let mut per_set: Vec<[Summary; 5]> = Vec::new();
+    println!("| set | rows | d | info SkewGP2 | info SkewGP0 | info GP-EP | info SkewGP0 at EP kernel | info SkewGP2 at EP kernel | acc SkewGP2 | acc SkewGP0 | acc GP-EP | acc SkewGP2 at EP kernel |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for name in &names {
         let set = match load_binary(&root, name) {
             Ok(set) => set,
@@ -197,6 +206,8 @@ fn run(args: Args) -> Result<()> {
             ("information SkewGP2", format!("{:.4}", over_sets(0, |s| s.information))),
             ("information SkewGP0", format!("{:.4}", over_sets(1, |s| s.information))),
             ("information GP-EP", format!("{:.4}", over_sets(2, |s| s.information))),
+            ("information SkewGP0 at GP-EP's kernel", format!("{:.4}", over_sets(3, |s| s.information))),
+            ("information SkewGP2 at GP-EP's kernel", format!("{:.4}", over_sets(4, |s| s.information))),
             ("accuracy SkewGP2", format!("{:.4}", over_sets(0, |s| s.accuracy))),
             ("accuracy SkewGP0", format!("{:.4}", over_sets(1, |s| s.accuracy))),
             ("accuracy GP-EP", format!("{:.4}", over_sets(2, |s| s.accuracy))),
@@ -291,26 +302,28 @@ fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Re
     })
 }
 
-/// Runs the three methods on every fold of `set`; fold means per method.
-fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 4]> {
+/// Runs the methods on every fold of `set`; fold means per method.
+fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 5]> {
     let folds = stratified_folds(&set.y, args.folds, args.seed)?;
     let run = if args.folds_run == 0 { args.folds } else { args.folds_run.min(args.folds) };
-    let mut scores: [Vec<Score>; 4] = Default::default();
+    let mut scores: [Vec<Score>; 5] = Default::default();
     for f in 0..run {
         let fold = make_fold(args, set, &folds, f)?;
         let missing = Score { information: f64::NAN, accuracy: f64::NAN, seconds: f64::NAN };
         let wanted = |method: &str| args.methods.iter().any(|x| x == method);
         for (m, method) in METHODS.iter().enumerate() {
-            if !wanted(method) || *method == "skew0ep" {
-                if !wanted("gpep") || *method != "skew0ep" {
+            let at_ep = AT_EP_KERNEL.contains(method);
+            if !wanted(method) || at_ep {
+                if !wanted("gpep") || !at_ep {
                     scores[m].push(missing);
                 }
                 continue;
             }
             let (score, extra) = run_method(args, method, &fold, args.seed.wrapping_add(f as u64))?;
             if *method == "gpep" {
-                let extra = extra.filter(|_| wanted("skew0ep")).unwrap_or(missing);
-                scores[3].push(extra);
+                for (k, extra) in extra.into_iter().enumerate() {
+                    scores[3 + k].push(extra.unwrap_or(missing));
+                }
             }
             if !args.opts.json {
                 eprintln!(
@@ -324,12 +337,12 @@ fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 4]> {
             scores[m].push(score);
         }
     }
-    Ok([Summary::of(&scores[0]), Summary::of(&scores[1]), Summary::of(&scores[2]), Summary::of(&scores[3])])
+    Ok(scores.each_ref().map(|s| Summary::of(s)))
 }
 
 /// Trains `method` on the fold's training part and scores its test predictions; for `gpep` also
-/// the score of SkewGP0's exact posterior at GP-EP's fitted kernel (if `--methods` has `skew0ep`).
-fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Score, Option<Score>)> {
+/// the scores of the [`AT_EP_KERNEL`] methods that `--methods` asks for.
+fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Score, [Option<Score>; 2])> {
     let (base, train_dev) = args.opts.devices()?;
     let (n, d) = (fold.y_train.len(), fold.d);
     let ell = median_distance(&fold.x_train, n, d, n, seed)?;
@@ -337,7 +350,6 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Scor
     let x = matrix(fold.x_train.clone(), n, d, &train_dev)?;
     let x_test = matrix(fold.x_test.clone(), fold.y_test.len(), d, &base)?;
     let t0 = Instant::now();
-    let mut extra = None;
     let prob = match method {
         "skew2" | "skew0" => {
             let config = skew_config(args, if method == "skew2" { 2 } else { 0 }, seed, n);
@@ -358,15 +370,23 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Scor
             let fitted = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
             let prob = fitted.predict_proba(&Tensor::from_data(x_test.to_data(), &train_dev))?;
             let ep_s = t0.elapsed().as_secs_f64();
-            if args.methods.iter().any(|m| m == "skew0ep") {
+            let mut extra = [None; 2];
+            for (k, at_ep) in AT_EP_KERNEL.iter().enumerate() {
+                if !args.methods.iter().any(|m| m == at_ep) {
+                    continue;
+                }
                 let t1 = Instant::now();
-                let exact = skew0_at(args, fitted.model.kernel.valid(), &x, &fold.y_train, &x_test, seed)?;
-                extra = Some(score(&exact, &fold.y_test, t1.elapsed().as_secs_f64()));
+                let prob = if *at_ep == "skew0ep" {
+                    skew0_at(args, fitted.model.kernel.valid(), &x, &fold.y_train, &x_test, seed)?
+                } else {
+                    skew2_at(args, fitted.model.kernel.clone(), &x, &fold.y_train, &x_test, seed)?
+                };
+                extra[k] = Some(score(&prob, &fold.y_test, t1.elapsed().as_secs_f64()));
             }
             return Ok((score(&prob, &fold.y_test, ep_s), extra));
         }
     };
-    Ok((score(&prob, &fold.y_test, t0.elapsed().as_secs_f64()), extra))
+    Ok((score(&prob, &fold.y_test, t0.elapsed().as_secs_f64()), [None; 2]))
 }
 
 /// The SkewGP settings of the command line for latent dimension `s` on `n` training rows.
@@ -407,6 +427,24 @@ fn skew0_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[f64], x_test: &Tensor<
     Ok(posterior.predict(x_test)?.prob)
 }
 
+/// SkewGP2 with `kernel` (on the autodiff device) held fixed: `R`, `γ` and the phases trained by
+/// the block-composite objective, then its posterior's test `p(y = 1)`. Errors if the kernel moved.
+fn skew2_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[f64], x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
+    let config = skew_config(args, 2, seed, y.len());
+    let kernel = kernel.no_grad();
+    let before = flatten_params(&kernel);
+    let model = SkewGpClassifier::init(&config, kernel, x)?;
+    let fit = SkewGpClassifier::fit(&config, model, x, y)?;
+    let after = flatten_params(&fit.posterior.model().kernel);
+    if let Some(k) = before.iter().zip(&after).position(|(a, b)| a != b) {
+        return Err(Error::invalid(
+            "skew2ep",
+            format!("frozen kernel parameter {k} changed: {} → {}", before[k], after[k]),
+        ));
+    }
+    Ok(fit.posterior.predict(x_test)?.prob)
+}
+
 /// Average information in bits and accuracy of probabilities `prob` for labels `y ∈ {0, 1}`.
 fn score(prob: &[f64], y: &[f64], seconds: f64) -> Score {
     let n = y.len().max(1) as f64;
@@ -424,16 +462,18 @@ fn score(prob: &[f64], y: &[f64], seconds: f64) -> Score {
 }
 
 /// Prints a set's markdown row (and its JSON line with `--json`).
-fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 4]) {
+fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 5]) {
     println!(
-        "| {name} | {rows} | {d} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
+        "| {name} | {rows} | {d} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
         s[0].information,
         s[1].information,
         s[2].information,
         s[3].information,
+        s[4].information,
         s[0].accuracy,
         s[1].accuracy,
-        s[2].accuracy
+        s[2].accuracy,
+        s[4].accuracy
     );
     if args.opts.json {
         println!(
@@ -445,6 +485,7 @@ fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 4]) {
                 "acc_skew2": num(s[0].accuracy), "acc_skew0": num(s[1].accuracy), "acc_gpep": num(s[2].accuracy),
                 "time_skew2_s": num(s[0].seconds), "time_skew0_s": num(s[1].seconds), "time_gpep_s": num(s[2].seconds),
                 "info_skew0ep": num(s[3].information), "acc_skew0ep": num(s[3].accuracy),
+                "info_skew2ep": num(s[4].information), "acc_skew2ep": num(s[4].accuracy),
             })
         );
     }
