@@ -314,7 +314,7 @@ crate::macros::impl_for_compiled_backends!(GpKernelOps);
 
 mod autodiff {
     use super::{additive_matern_backward, GpKernelOps, HostInputs};
-    use crate::linalg::{from_host, to_host};
+    use crate::linalg::{register_host_grads, upstream_on_host};
     use burn::backend::autodiff::checkpoint::{base::Checkpointer, strategy::CheckpointStrategy};
     use burn::backend::autodiff::grads::Gradients;
     use burn::backend::autodiff::ops::{Backward, Ops, OpsKind};
@@ -330,25 +330,14 @@ mod autodiff {
         type State = HostInputs;
 
         fn backward(self, ops: Ops<Self::State, 4>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let (gv, device) = upstream_on_host::<B, _, _>(grads, &ops);
+            let parents = ops.parents.map(|p| p.map(|node| node.id));
             let st = ops.state;
-            let g = grads.consume::<B>(&ops.node);
-            let device = g.device();
-            let (gv, _, _) = to_host::<B>(g);
             let dims = st.dims();
             let grad = additive_matern_backward(&st.x, &st.z, &st.rates, &st.weights, &gv, dims, st.order);
-            let [node_x, node_z, node_r, node_w] = ops.parents;
             let d = Shape::new([dims.d]);
-            let parts = [
-                (node_x, grad.x, st.xshape),
-                (node_z, grad.z, st.zshape),
-                (node_r, grad.rates, d.clone()),
-                (node_w, grad.weights, d),
-            ];
-            for (node, values, shape) in parts {
-                if let Some(node) = node {
-                    grads.register::<B>(node.id, from_host::<B>(values, shape, st.dtype, &device));
-                }
-            }
+            let values = [(grad.x, st.xshape), (grad.z, st.zshape), (grad.rates, d.clone()), (grad.weights, d)];
+            register_host_grads::<B, 4>(grads, parents, values, st.dtype, &device);
         }
     }
 
