@@ -21,5 +21,5 @@ pub use config::{Objective, SkewGpConfig, SkewOptimizer};
 pub use objective::{binary_signs, partition, BlockTerms};
 pub use posterior::{Prediction, SkewGpPosterior};
 pub use prior::SkewGp;
-pub use spsa::{assign_params, flatten_grads, flatten_params, Spsa};
+pub use spsa::{assign_params, flatten_params, Spsa};
 pub use train::{SkewGpClassifier, SkewGpFit};

@@ -1,7 +1,6 @@
 //! Simultaneous perturbation stochastic approximation (Spall 1998), the paper's optimiser, on the
 //! flattened float parameters of any Burn module.
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
-use burn::optim::GradientsParams;
 use burn::tensor::{Tensor, TensorData};
 use rand::rngs::StdRng;
 use rand::RngExt;
@@ -19,23 +18,6 @@ pub fn flatten_params<M: Module>(module: &M) -> Vec<f64> {
     let mut c = Collect(Vec::new());
     module.visit(&mut c);
     c.0
-}
-
-/// The gradients of `module`'s float parameters in `grads`, flattened in the visiting order of
-/// [`flatten_params`] (zeros for a parameter without a gradient).
-pub fn flatten_grads<M: Module>(module: &M, grads: &GradientsParams) -> Vec<f64> {
-    struct Collect<'a>(&'a GradientsParams, Vec<f64>);
-    impl ModuleVisitor for Collect<'_> {
-        fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-            match self.0.get::<D>(param.id) {
-                Some(g) => self.1.extend(to_vec(g)),
-                None => self.1.extend(std::iter::repeat_n(0.0, param.shape().num_elements())),
-            }
-        }
-    }
-    let mut c = Collect(grads, Vec::new());
-    module.visit(&mut c);
-    c.1
 }
 
 /// `module` with its float parameters replaced, in visiting order, by `values` (as produced by

@@ -14,10 +14,11 @@ use super::config::{SkewGpConfig, SkewOptimizer};
 use super::objective::{binary_signs, partition};
 use super::posterior::SkewGpPosterior;
 use super::prior::SkewGp;
-use super::spsa::{assign_params, flatten_grads, flatten_params, Spsa};
+use super::spsa::{assign_params, flatten_params, Spsa};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::mvn::QmcPoints;
+use crate::optim::flatten_gradients;
 use crate::train::{fit_loop, History, StepIndex, TrainConfig};
 
 /// A trained skew GP classifier.
@@ -202,7 +203,7 @@ fn train<K: Kernel>(
                 let l = loss(config, &model, x, w, batch, &points, at)?;
                 let value = l.clone().into_scalar::<f64>();
                 let grads = GradientsParams::from_grads(l.backward(), &model);
-                if let Some(k) = flatten_grads(&model, &grads).iter().position(|v| !v.is_finite()) {
+                if let Some(k) = flatten_gradients(&model, &grads).iter().position(|v| !v.is_finite()) {
                     // a rare non-finite gradient (e.g. an underflowing CDF) skips the step, so
                     // neither the parameters nor Adam's moments ever hold NaN
                     skipped += 1;
