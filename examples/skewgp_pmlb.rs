@@ -21,7 +21,10 @@
 //! 10+ dimensions makes `K` nearly diagonal). SkewGP trains by Adam on the block-composite
 //! objective (`--epochs`, `--lr`, `--qmc-points` × `--qmc-shifts` lattice points per block,
 //! blocks of `--block-size`; for `s = 2` the 4 phase patterns are screened for `--phase-screen`
-//! epochs), then predicts by route B from `--samples` lin-ess draws. GP-EP trains by the EP
+//! epochs), then predicts by Corollary 2's exact ratio (`--predict exact`, the default: two Genz estimates
+//! with common random numbers per test point, no sampling) or by route B from `--samples` lin-ess
+//! draws (`--predict sampled`; on these posteriors the draws mix slowly and route B's Monte Carlo
+//! error costs information, see the README). GP-EP trains by the EP
 //! classifier's batch SEP schedule (`--ep-iterations` steps). Information of a prediction `p` for
 //! a label `y ∈ {0, 1}`: `1 + y log₂ p + (1 − y) log₂(1 − p)`, with `p` clipped to
 //! `[1e-12, 1 − 1e-12]`. `skew0ep` (default on) is SkewGP0's exact posterior at GP-EP's fitted
@@ -51,6 +54,7 @@ use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::models::ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
 use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
+use burn_gp::mvn::QmcPoints;
 use burn_gp::tensors::matrix;
 use burn_gp::{Error, Result};
 use clap::Parser;
@@ -93,6 +97,14 @@ struct Args {
     /// SkewGP Adam learning rate (the spec's 0.02).
     #[arg(long, default_value_t = 0.02)]
     lr: f64,
+    /// SkewGP: fraction of each training fold held out to select the epoch (and phase pattern)
+    /// by the held-out log predictive probability of the posterior on the rest (0 = off: the last
+    /// epoch is kept).
+    #[arg(long, default_value_t = 0.0)]
+    validation: f64,
+    /// SkewGP with `--validation`: score the hold-out every this many epochs.
+    #[arg(long, default_value_t = 10)]
+    validate_every: usize,
     /// SkewGP block size |B| (the paper: 30).
     #[arg(long, default_value_t = 30)]
     block_size: usize,
@@ -105,7 +117,18 @@ struct Args {
     /// SkewGP2: epochs each of the 4 phase patterns is trained before the best one continues.
     #[arg(long, default_value_t = 15)]
     phase_screen: usize,
-    /// Posterior lin-ess draws of U₁ (32 chains).
+    /// SkewGP test predictions: `exact` (Corollary 2 as a ratio of two Genz estimates with common
+    /// random numbers, `--exact-points` × `--exact-shifts` lattice points; no sampling) or
+    /// `sampled` (route B, Rao-Blackwellised over `--samples` lin-ess draws of U₁).
+    #[arg(long, default_value = "exact", value_parser = ["exact", "sampled"])]
+    predict: String,
+    /// Lattice points per random shift of the exact predictions.
+    #[arg(long, default_value_t = 1000)]
+    exact_points: usize,
+    /// Random lattice shifts of the exact predictions.
+    #[arg(long, default_value_t = 8)]
+    exact_shifts: usize,
+    /// Posterior lin-ess draws of U₁ (32 chains) with `--predict sampled`.
     #[arg(long, default_value_t = 8000)]
     samples: usize,
     /// GP-EP hyperparameter steps (batch SEP).
@@ -113,9 +136,14 @@ struct Args {
     ep_iterations: usize,
     /// Comma-separated methods to run (skew2, skew0, gpep, skew0ep = SkewGP0's exact posterior at
     /// GP-EP's fitted kernel, skew2ep = SkewGP2 with GP-EP's fitted kernel held fixed; both need
-    /// gpep); the others report null.
+    /// gpep; none = no method, e.g. with --folds-out); the others report null.
     #[arg(long, value_delimiter = ',', default_value = "skew2,skew0,gpep,skew0ep")]
     methods: Vec<String>,
+    /// Append each fold's rows (`{"set","fold","train":[…],"test":[…]}`, indices into the set's
+    /// class-0/1 rows in file order) to this JSON-lines file, for the Python peers
+    /// (`benches/peers/gpy_pmlb.py`); `--methods none` writes the folds only.
+    #[arg(long)]
+    folds_out: Option<std::path::PathBuf>,
     /// Random seed (folds, subsampling, pseudo-point initialisation, QMC shifts, sampler).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -277,8 +305,8 @@ fn stratified_folds(y: &[usize], k: usize, seed: u64) -> Result<Vec<Vec<usize>>>
 }
 
 /// Fold `f`'s parts: training rows (subsampled to `--max-train`), standardised with their
-/// statistics.
-fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Result<Fold> {
+/// statistics; also the (training, test) row indices.
+fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Result<(Fold, [Vec<usize>; 2])> {
     let test = folds[f].clone();
     let mut train: Vec<usize> =
         folds.iter().enumerate().filter(|(g, _)| *g != f).flat_map(|(_, r)| r.clone()).collect();
@@ -293,13 +321,26 @@ fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Re
     let rows = |idx: &[usize]| -> Vec<f64> { idx.iter().flat_map(|&i| set.x[i * d..(i + 1) * d].to_vec()).collect() };
     let labels = |idx: &[usize]| -> Vec<f64> { idx.iter().map(|&i| set.y[i] as f64).collect() };
     let scaler = Standardiser::fit(&rows(&train), train.len(), d)?;
-    Ok(Fold {
+    let fold = Fold {
         x_train: scaler.transform(&rows(&train))?,
         y_train: labels(&train),
         x_test: scaler.transform(&rows(&test))?,
         y_test: labels(&test),
         d,
-    })
+    };
+    Ok((fold, [train, test]))
+}
+
+/// Appends one fold's row indices as a JSON line to `path`.
+fn append_fold(path: &Path, name: &str, fold: usize, rows: &[Vec<usize>; 2]) -> Result<()> {
+    use std::io::Write;
+    let line = json!({ "set": name, "fold": fold, "train": rows[0], "test": rows[1] });
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(|e| Error::Io { path: path.to_path_buf(), source: e })?;
+    writeln!(file, "{line}").map_err(|e| Error::Io { path: path.to_path_buf(), source: e })
 }
 
 /// Runs the methods on every fold of `set`; fold means per method.
@@ -308,7 +349,10 @@ fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 5]> {
     let run = if args.folds_run == 0 { args.folds } else { args.folds_run.min(args.folds) };
     let mut scores: [Vec<Score>; 5] = Default::default();
     for f in 0..run {
-        let fold = make_fold(args, set, &folds, f)?;
+        let (fold, rows) = make_fold(args, set, &folds, f)?;
+        if let Some(path) = &args.folds_out {
+            append_fold(path, name, f, &rows)?;
+        }
         let missing = Score { information: f64::NAN, accuracy: f64::NAN, seconds: f64::NAN };
         let wanted = |method: &str| args.methods.iter().any(|x| x == method);
         for (m, method) in METHODS.iter().enumerate() {
@@ -358,13 +402,14 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Scor
             if !args.opts.json {
                 let tried: Vec<String> = fit.phase_objectives.iter().map(|(l, o)| format!("{l:?}: {o:.4}")).collect();
                 eprintln!(
-                    "{method}: phases {:?}, γ {:?}; phase screen {}",
+                    "{method}: phases {:?}, γ {:?}; phase screen {}; kept epoch (held-out NLL) {:?}",
                     fit.phases,
                     fit.posterior.model().gamma_host(),
-                    tried.join(", ")
+                    tried.join(", "),
+                    fit.selected
                 );
             }
-            fit.posterior.predict(&x_test)?.prob
+            skew_predict(args, &fit.posterior, &x_test, seed)?
         }
         _ => {
             let fitted = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
@@ -399,7 +444,9 @@ fn skew_config(args: &Args, s: i64, seed: u64, n: usize) -> SkewGpConfig {
         .with_qmc_points(args.qmc_points)
         .with_qmc_shifts(args.qmc_shifts)
         .with_phase_screen_epochs(args.phase_screen)
-        .with_samples(args.samples)
+        .with_validation_fraction(args.validation)
+        .with_validate_every(args.validate_every)
+        .with_samples(if args.predict == "exact" { 0 } else { args.samples })
         .with_seed(seed)
         .with_progress(args.opts.progress())
 }
@@ -423,8 +470,22 @@ fn skew0_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[f64], x_test: &Tensor<
     let config = skew_config(args, 0, seed, y.len());
     let prior = SkewGp::new(kernel, &[], &[], &[], config.jitter, &x_test.device())?;
     let mut posterior = SkewGpPosterior::new(prior, x.clone().inner(), y)?;
-    posterior.sample(&config.chain_config(), config.variant)?;
-    Ok(posterior.predict(x_test)?.prob)
+    if config.samples > 0 {
+        posterior.sample(&config.chain_config(), config.variant)?;
+    }
+    skew_predict(args, &posterior, x_test, seed)
+}
+
+/// Test `p(y = 1)` of a SkewGP posterior by `--predict`: the exact Corollary 2 ratios, or route B
+/// over the posterior's lin-ess draws.
+fn skew_predict(args: &Args, posterior: &SkewGpPosterior<Rbf>, x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
+    if args.predict == "exact" {
+        let dim = posterior.gamma_tilde().len() + 1;
+        let points = QmcPoints::lattice(dim, args.exact_points, args.exact_shifts, seed ^ 0xc02)?;
+        posterior.predict_exact(x_test, &points)
+    } else {
+        Ok(posterior.predict(x_test)?.prob)
+    }
 }
 
 /// SkewGP2 with `kernel` (on the autodiff device) held fixed: `R`, `γ` and the phases trained by
@@ -442,7 +503,7 @@ fn skew2_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[f64], x_test: &Tensor<
             format!("frozen kernel parameter {k} changed: {} → {}", before[k], after[k]),
         ));
     }
-    Ok(fit.posterior.predict(x_test)?.prob)
+    skew_predict(args, &fit.posterior, x_test, seed)
 }
 
 /// Average information in bits and accuracy of probabilities `prob` for labels `y ∈ {0, 1}`.

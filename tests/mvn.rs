@@ -4,12 +4,14 @@ mod common;
 use std::f64::consts::PI;
 
 use burn_gp::mvn::{
-    bvn_cdf, genz_log_cdf, log_bvn_cdf, log_mvn_cdf, ChainConfig, EllipticalSlice, LinEss, LinEssVariant, QmcPoints,
-    Sun, TruncatedNormal,
+    bvn_cdf, genz_log_cdf, gibbs_orthant, log_bvn_cdf, log_mvn_cdf, rejection_orthant, truncated_normal_above,
+    ChainConfig, EllipticalSlice, LinEss, LinEssVariant, QmcPoints, Sun, TruncatedNormal,
 };
 use burn_gp::special::{log_ndtr, ndtri, ndtri_from_log, norm_cdf, norm_pdf};
 use burn_gp::Error;
 use common::*;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
 
 fn identity(d: usize) -> Vec<f64> {
     (0..d * d).map(|k| if k / d == k % d { 1.0 } else { 0.0 }).collect()
@@ -299,4 +301,56 @@ fn sun_rejects_an_invalid_joint_matrix() {
     let err = Sun::new(&[0.0, 0.0], &[1.0, -0.5, -0.5, 1.0], &[0.9, 0.9], &[0.0], &[1.0]).unwrap_err();
     assert!(matches!(err, Error::NotPositiveDefinite { .. }), "{err}");
     assert!(matches!(Sun::new(&[0.0], &[1.0, 2.0], &[], &[], &[]), Err(Error::ShapeMismatch { .. })));
+}
+
+#[test]
+fn gibbs_orthant_matches_closed_forms_and_rejection_moments() {
+    let mut rng = StdRng::seed_from_u64(3);
+    // one-dimensional tail: E[x | x > 10] = φ(10)/Φ(−10) for x ~ N(0, 1)
+    let draws: Vec<f64> = (0..20_000).map(|_| truncated_normal_above(0.0, 1.0, 10.0, &mut rng)).collect();
+    assert!(draws.iter().all(|v| *v > 10.0));
+    let want = norm_pdf(10.0) / norm_cdf(-10.0);
+    let got = draws.iter().sum::<f64>() / draws.len() as f64;
+    assert!((got - want).abs() < 0.005, "tail mean {got} vs {want}");
+    // independent coordinates far in the tail (acceptance ≈ 8e-6): closed-form means
+    let eye = faer::Mat::<f64>::identity(2, 2);
+    let gamma = [-3.0, -2.5];
+    let n = 20_000;
+    let mut mean = [0.0; 2];
+    for _ in 0..n {
+        let v = gibbs_orthant(eye.as_ref(), &gamma, 5, &mut rng);
+        assert!(v.iter().zip(&gamma).all(|(v, g)| v + g > 0.0));
+        mean[0] += v[0] / n as f64;
+        mean[1] += v[1] / n as f64;
+    }
+    for i in 0..2 {
+        let want = norm_pdf(gamma[i]) / norm_cdf(gamma[i]);
+        assert!((mean[i] - want).abs() < 0.01, "coordinate {i}: {} vs {want}", mean[i]);
+    }
+    // correlated (ρ = −0.6) with moderate acceptance: Gibbs (50 sweeps) against rejection
+    let rho: f64 = -0.6;
+    let l = faer::Mat::from_fn(2, 2, |i, j| match (i, j) {
+        (0, 0) => 1.0,
+        (1, 0) => rho,
+        (1, 1) => (1.0 - rho * rho).sqrt(),
+        _ => 0.0,
+    });
+    let gamma = [-0.8, -0.5];
+    let reference = rejection_orthant(l.as_ref(), &gamma, n, &mut rng).unwrap();
+    let mut gibbs = [0.0; 2];
+    let mut second = [0.0; 2];
+    for _ in 0..n {
+        let v = gibbs_orthant(l.as_ref(), &gamma, 50, &mut rng);
+        for i in 0..2 {
+            gibbs[i] += v[i] / n as f64;
+            second[i] += v[i] * v[i] / n as f64;
+        }
+    }
+    for i in 0..2 {
+        let r: Vec<f64> = reference.iter().skip(i).step_by(2).copied().collect();
+        let rm = r.iter().sum::<f64>() / n as f64;
+        let r2 = r.iter().map(|v| v * v).sum::<f64>() / n as f64;
+        assert!((gibbs[i] - rm).abs() < 0.02, "mean {i}: Gibbs {} vs rejection {rm}", gibbs[i]);
+        assert!((second[i] - r2).abs() < 0.04, "second moment {i}: Gibbs {} vs rejection {r2}", second[i]);
+    }
 }

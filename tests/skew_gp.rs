@@ -349,6 +349,24 @@ fn prediction_routes_agree() {
     assert!((rb.prob[0] - exact).abs() < 0.01, "route B (lin-ess) {} vs {exact}", rb.prob[0]);
     let p = &rb;
     assert!(p.decision_std[0] > 0.0 && p.decision_std[0] <= 0.5 && p.latent_var[0] > 0.0 && p.skewness[0].is_finite());
+    // Pr(f* > 0 | D) by the noise-free ratio against route B's hard probability (rejection draws)
+    let hard = post.predict_exact_hard(&x_star(), &points).unwrap()[0];
+    assert!((rb_exact.hard_prob[0] - hard).abs() < 0.005, "q: route B {} vs exact {hard}", rb_exact.hard_prob[0]);
+    assert!((hard - 0.5).abs() > (exact - 0.5).abs(), "the noise-free q {hard} must be more extreme than p {exact}");
+}
+
+#[test]
+fn route_a_falls_back_to_gibbs_where_rejection_cannot_accept() {
+    // γ far in the tail: the test latent's V₁ | f has acceptance Φ₂(γ*; Γ*) ≪ 1/2000
+    let mut c = case_b(2);
+    c.gamma = vec![-3.5, -3.0];
+    let points = many_points(7);
+    let mut post = posterior(&c, 1e-9);
+    let exact = post.predict_exact(&x_star(), &points).unwrap()[0];
+    let config = ChainConfig { chains: 32, burn_in: 200, samples: 16_000, seed: 9 };
+    post.sample(&config, LinEssVariant::ConnectedArc).unwrap();
+    let ra = post.predict_route_a(&x_star(), 4).unwrap()[0];
+    assert!((ra - exact).abs() < 0.01, "route A {ra} vs Corollary 2 {exact}");
 }
 
 #[test]
@@ -527,6 +545,34 @@ fn bad_inputs_are_typed_errors() {
     let paper = quick_config(0).with_objective(Objective::PaperBound).with_block_size(10).with_epochs(1);
     let m0 = SkewGp::new(kernel(), &[], &[], &[], 1e-6, &dev).unwrap();
     assert!(matches!(SkewGpClassifier::fit(&paper, m0, &xt, &y), Err(Error::InvalidArgument { .. })));
+}
+
+#[test]
+fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
+    let (x, y) = synthetic(80, 12);
+    let dev = ad_device();
+    let xt = t2(x, 80, 1, &dev);
+    let config = quick_config(0).with_epochs(12).with_lr(0.1).with_validation_fraction(0.25).with_validate_every(3);
+    // a deliberately poor start (long lengthscale, small variance), so the held-out score moves
+    let model = SkewGpClassifier::init(&config, Rbf::new(&[4.0], 0.2, &dev).unwrap(), &xt).unwrap();
+    let fit = SkewGpClassifier::fit(&config, model, &xt, &y).unwrap();
+    let scored: Vec<(usize, f64)> = fit
+        .history
+        .records
+        .iter()
+        .filter_map(|r| r.metrics.iter().find(|(k, _)| k == "held-out NLL").map(|(_, v)| (r.epoch, *v)))
+        .collect();
+    assert_eq!(scored.iter().map(|s| s.0).collect::<Vec<_>>(), vec![3, 6, 9, 12]);
+    let best = scored.iter().copied().fold((0, f64::INFINITY), |a, b| if b.1 < a.1 { b } else { a });
+    assert_eq!(fit.selected, Some(best), "kept {:?}, scores {scored:?}", fit.selected);
+    assert!(scored.iter().any(|s| (s.1 - best.1).abs() > 1e-3), "held-out score never moved: {scored:?}");
+    // the posterior uses every row
+    assert_eq!(fit.posterior.gamma_tilde().len(), 80);
+    for bad in [1.0, -0.1, 0.99] {
+        let cfg = quick_config(0).with_validation_fraction(bad);
+        let m = SkewGpClassifier::init(&cfg, Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xt).unwrap();
+        assert!(matches!(SkewGpClassifier::fit(&cfg, m, &xt, &y), Err(Error::InvalidArgument { .. })), "{bad}");
+    }
 }
 
 #[test]

@@ -9,12 +9,13 @@
 //!   [`bvn_cdf`], [`trivariate_cdf`] deterministic for `d ≤ 3`; [`log_bvn_cdf`] differentiable.
 //! - [`LinEss`]: linear elliptical slice sampling for `N(0, Σ)` on `{x : A x + b > 0}`,
 //!   rejection free, many chains batched on a tensor axis; [`EllipticalSlice`] the plain ESS
-//!   baseline.
+//!   baseline; [`gibbs_orthant`] for low-dimensional orthants at any acceptance rate.
 //! - [`Sun`]: the unified skew-normal distribution (density, CDF, normaliser, sampling,
 //!   marginals, conditionals, probit posterior).
 mod dense;
 mod ess;
 mod genz;
+mod gibbs;
 mod lattice;
 mod lin_ess;
 mod low_dim;
@@ -31,12 +32,13 @@ pub use genz::{
     estimate_from_log_integrand, genz_log_cdf, genz_log_integrand, genz_log_integrand_backward, independent_groups,
     log_mean_exp, log_mvn_cdf as log_mvn_cdf_host, MvnEstimate, NEGLIGIBLE_SD,
 };
+pub use gibbs::{gibbs_orthant, truncated_normal_above};
 pub use lattice::{first_primes, QmcPoints};
 pub use lin_ess::{feasible_angle, LinEss, LinEssVariant};
 pub use low_dim::{bvn_cdf, bvn_cdf_grad, log_bvn_cdf_grad, log_mvn_cdf_exact, trivariate_cdf};
 pub use ops::GpMvnOps;
 pub use quadrature::{gauss_legendre, integrate};
 pub use reorder::{genz_order, permute};
-pub use sun::{probit_selection, rejection_orthant, Sun};
+pub use sun::{probit_selection, rejection_orthant, rejection_orthant_within, Sun};
 pub use tensor::{log_bvn_cdf, log_mvn_cdf, LogMvnCdf};
 pub use truncated::{run_chains, ChainConfig, ChainDraws, TruncatedNormal};

@@ -352,21 +352,34 @@ pub fn probit_selection(
 /// `1000·n + 10⁶` proposals; errors beyond). Coordinates are drawn in order and a proposal is
 /// abandoned at its first violated constraint.
 pub fn rejection_orthant(l: faer::MatRef<'_, f64>, gamma: &[f64], n: usize, rng: &mut StdRng) -> Result<Vec<f64>> {
+    let budget = 1000 * n + 1_000_000;
+    rejection_orthant_within(l, gamma, n, budget, rng).ok_or_else(|| {
+        Error::invalid(
+            "rejection sampling",
+            format!("acceptance too low: fewer than {n} draws after {budget} proposals"),
+        )
+    })
+}
+
+/// [`rejection_orthant`] with at most `budget` proposals: `None` when they run out.
+pub fn rejection_orthant_within(
+    l: faer::MatRef<'_, f64>,
+    gamma: &[f64],
+    n: usize,
+    budget: usize,
+    rng: &mut StdRng,
+) -> Option<Vec<f64>> {
     let s = gamma.len();
     let mut lower = Vec::with_capacity(s * s);
     crate::linalg::host::push_row_major(l, &mut lower);
     let mut out = Vec::with_capacity(n * s);
     let mut eta = vec![0.0; s];
     let mut v = vec![0.0; s];
-    let budget = 1000 * n + 1_000_000;
     let mut tries = 0usize;
     'propose: while out.len() < n * s {
         tries += 1;
         if tries > budget {
-            return Err(Error::invalid(
-                "rejection sampling",
-                format!("acceptance too low: {} draws after {tries} proposals", out.len() / s.max(1)),
-            ));
+            return None;
         }
         for i in 0..s {
             eta[i] = StandardNormal.sample(rng);
@@ -378,5 +391,5 @@ pub fn rejection_orthant(l: faer::MatRef<'_, f64>, gamma: &[f64], n: usize, rng:
         }
         out.extend_from_slice(&v);
     }
-    Ok(out)
+    Some(out)
 }

@@ -13,12 +13,18 @@ use super::prior::SkewGp;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::mvn::{
-    cholesky_host, estimate_from_log_integrand, genz_log_integrand, genz_order, independent_groups, log_mvn_cdf_exact,
-    log_mvn_cdf_host, permute, probit_selection, rejection_orthant, solve_chol, solve_lower, symmetrise, ChainConfig,
-    LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
+    cholesky_host, estimate_from_log_integrand, genz_log_integrand, genz_order, gibbs_orthant, independent_groups,
+    log_mvn_cdf_exact, log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, solve_chol, solve_lower,
+    symmetrise, ChainConfig, LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
 };
 use crate::special::norm_cdf;
 use crate::tensors::to_vec;
+
+/// Route A: rejection proposals per test-latent draw of `V₁` before falling back to Gibbs.
+const ROUTE_A_PROPOSALS: usize = 2000;
+
+/// Route A: Gibbs sweeps per draw of `V₁` when rejection's acceptance is below `1/2000`.
+const ROUTE_A_GIBBS_SWEEPS: usize = 50;
 
 /// Test points per chunk of a prediction (bounds the `[m, n]` cross-covariance in memory).
 const PREDICT_CHUNK: usize = 1024;
@@ -139,13 +145,30 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// Only the independent groups of variables ([`independent_groups`]) that `x*` is correlated
     /// with enter (the others cancel, negligible ones are dropped). Beyond three dimensions
     /// numerator and denominator are Genz estimates with common random numbers: the variables in
-    /// the greedy order, `x*` last, the same `points` (dimension `≥ s + n`).
+    /// the greedy order, `x*` last, the same `points` (dimension `≥ s + n`); the denominator's
+    /// ordering, factor and estimate are computed once per group set and shared by the test
+    /// points. No Monte Carlo over `U₁` is involved, so for `n` up to a few hundred this is the
+    /// low-variance prediction (lin-ess draws of `U₁` mix slowly on such posteriors; see the
+    /// README).
     pub fn predict_exact(&self, x_test: &Tensor<2>, points: &QmcPoints) -> Result<Vec<f64>> {
+        self.exact_ratios(x_test, points, 1.0)
+    }
+
+    /// `q = Pr(f* > 0 | D)` by the same ratio as [`Self::predict_exact`] without the probit
+    /// noise (`K(x*, x*)` in place of `K(x*, x*) + 1`): the posterior probability that the hard
+    /// decision is class 1; its decision standard deviation is `√(q(1 − q))`.
+    pub fn predict_exact_hard(&self, x_test: &Tensor<2>, points: &QmcPoints) -> Result<Vec<f64>> {
+        self.exact_ratios(x_test, points, 0.0)
+    }
+
+    /// `Φ_{t+1}([γ̃; 0]; [[Γ̃, c], [cᵀ, K(x*, x*) + noise]]) / Φ_t(γ̃; Γ̃)` per test point.
+    fn exact_ratios(&self, x_test: &Tensor<2>, points: &QmcPoints, noise: f64) -> Result<Vec<f64>> {
         let m = self.check_test(x_test)?;
         let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
         let (omega, delta, kxn) = self.test_pieces(x_test);
         let cov = self.gamma_tilde_cov();
         let groups = independent_groups(&self.gamma_tilde, &cov);
+        let mut denominators: Vec<(Vec<usize>, Denominator)> = Vec::new();
         let mut out = Vec::with_capacity(m);
         for j in 0..m {
             let c: Vec<f64> = (0..t)
@@ -154,9 +177,16 @@ impl<K: Kernel> SkewGpPosterior<K> {
             let mut u: Vec<usize> =
                 groups.iter().filter(|g| g.iter().any(|&i| c[i] != 0.0)).flatten().copied().collect();
             u.sort_unstable();
-            let (ua, uc) = permute(&self.gamma_tilde, &cov, &u);
+            let k = match denominators.iter().position(|(key, _)| *key == u) {
+                Some(k) => k,
+                None => {
+                    let (ua, uc) = permute(&self.gamma_tilde, &cov, &u);
+                    denominators.push((u.clone(), Denominator::new(ua, uc, points, j)?));
+                    denominators.len() - 1
+                }
+            };
             let cu: Vec<f64> = u.iter().map(|&i| c[i]).collect();
-            out.push(ratio_with_last(&ua, &uc, &cu, omega[j] * omega[j] + 1.0, points, j)?);
+            out.push(denominators[k].1.ratio_with_last(&cu, omega[j] * omega[j] + noise, points, j)?);
         }
         Ok(out)
     }
@@ -327,7 +357,8 @@ impl<K: Kernel> SkewGpPosterior<K> {
                 let skew = match &lg {
                     Some(lg) => {
                         let g: Vec<f64> = (0..s).map(|c| gamma_base[c] + gshift[(c, k)]).collect();
-                        let v1 = rejection_orthant(lg.as_ref(), &g, 1, &mut rng)?;
+                        let v1 = rejection_orthant_within(lg.as_ref(), &g, 1, ROUTE_A_PROPOSALS, &mut rng)
+                            .unwrap_or_else(|| gibbs_orthant(lg.as_ref(), &g, ROUTE_A_GIBBS_SWEEPS, &mut rng));
                         (0..s).map(|c| coef[c] * v1[c]).sum::<f64>()
                     }
                     None => 0.0,
@@ -357,51 +388,76 @@ fn check_joint_matrix(omega: &[f64], scale: &[f64], delta: &[f64], big_gamma: &[
     crate::linalg::host::cholesky_lower(&schur, s).map(|_| ()).ok_or_else(singular)
 }
 
-/// `Φ_{t+1}([a; 0]; [[Σ, c], [cᵀ, v]]) / Φ_t(a; Σ)`: exact for `t < 3`; otherwise Genz with the
-/// first `t` variables in the greedy order of the denominator and the new one last, on the same
-/// points (common random numbers). `item` names the test point in errors.
-fn ratio_with_last(a: &[f64], cov: &[f64], c: &[f64], v: f64, points: &QmcPoints, item: usize) -> Result<f64> {
-    let t = a.len();
-    let d = t + 1;
-    let full_cov = |pa: &[f64], pc: &[f64], pcv: &[f64]| -> (Vec<f64>, Vec<f64>) {
-        let mut fa = pa.to_vec();
-        fa.push(0.0);
-        let fc = (0..d * d)
-            .map(|k| match (k / d < t, k % d < t) {
-                (true, true) => pc[(k / d) * t + k % d],
-                (true, false) => pcv[k / d],
-                (false, true) => pcv[k % d],
-                (false, false) => v,
-            })
-            .collect();
-        (fa, fc)
-    };
-    if t < 3 {
-        let (fa, fc) = full_cov(a, cov, c);
-        let num = log_mvn_cdf_exact(&fa, &fc)?.unwrap_or(0.0);
-        let den = log_mvn_cdf_exact(a, cov)?.unwrap_or(0.0);
-        return Ok((num - den).exp());
-    }
-    let perm = genz_order(a, cov);
-    let (pa, pc) = permute(a, cov, &perm);
-    let pcv: Vec<f64> = perm.iter().map(|&p| c[p]).collect();
-    let lden = cholesky_host(Mat::from_fn(t, t, |i, j| pc[i * t + j]).as_ref(), item)?;
-    let row = solve_lower(lden.as_ref(), Mat::from_fn(t, 1, |i, _| pcv[i]).as_ref());
-    let rest = v - (0..t).map(|i| row[(i, 0)].powi(2)).sum::<f64>();
-    if rest.is_nan() || rest <= 0.0 {
-        return Err(Error::NotPositiveDefinite { n: d, jitter: 0.0, batch: item });
-    }
-    let mut l = vec![0.0; d * d];
-    for r in 0..t {
-        for q in 0..=r {
-            l[r * d + q] = lden[(r, q)];
+/// The denominator `Φ_t(a; Σ)` of Corollary 2's ratios, prepared once: exact for `t < 3`;
+/// otherwise the variables in the greedy Genz order, the Cholesky factor and the Genz estimate.
+struct Denominator {
+    /// Upper limits (greedy order for `t ≥ 3`).
+    a: Vec<f64>,
+    /// Covariance, row-major (same order).
+    cov: Vec<f64>,
+    /// The greedy order (`None` for `t < 3`: no Genz).
+    order: Option<(Vec<usize>, Mat<f64>)>,
+    /// `ln Φ_t(a; Σ)`.
+    log_p: f64,
+}
+
+impl Denominator {
+    /// Prepares `Φ_t(a; Σ)` with `points` (`item` names the test point in errors).
+    fn new(a: Vec<f64>, cov: Vec<f64>, points: &QmcPoints, item: usize) -> Result<Self> {
+        let t = a.len();
+        if t < 3 {
+            let log_p = log_mvn_cdf_exact(&a, &cov)?.unwrap_or(0.0);
+            return Ok(Self { a, cov, order: None, log_p });
         }
-        l[t * d + r] = row[(r, 0)];
+        let perm = genz_order(&a, &cov);
+        let (pa, pc) = permute(&a, &cov, &perm);
+        let lden = cholesky_host(Mat::from_fn(t, t, |i, j| pc[i * t + j]).as_ref(), item)?;
+        let lt = row_major_lower(lden.as_ref());
+        let log_p = estimate_from_log_integrand(&genz_log_integrand(&pa, &lt, 1, t, points)?, points.shifts()).log_p;
+        Ok(Self { a: pa, cov: pc, order: Some((perm, lden)), log_p })
     }
-    l[t * d + t] = rest.sqrt();
-    let lt: Vec<f64> = (0..t).flat_map(|r| (0..t).map(move |q| (r, q))).map(|(r, q)| l[r * d + q]).collect();
-    let den = estimate_from_log_integrand(&genz_log_integrand(&pa, &lt, 1, t, points)?, points.shifts());
-    let (fa, _) = full_cov(&pa, &pc, &pcv);
-    let num = estimate_from_log_integrand(&genz_log_integrand(&fa, &l, 1, d, points)?, points.shifts());
-    Ok((num.log_p - den.log_p).exp())
+
+    /// `Φ_{t+1}([a; 0]; [[Σ, c], [cᵀ, v]]) / Φ_t(a; Σ)` (`c` in the original variable order),
+    /// the new variable last, on the denominator's points.
+    fn ratio_with_last(&self, c: &[f64], v: f64, points: &QmcPoints, item: usize) -> Result<f64> {
+        let t = self.a.len();
+        let d = t + 1;
+        let Some((perm, lden)) = &self.order else {
+            let mut fa = self.a.clone();
+            fa.push(0.0);
+            let fc: Vec<f64> = (0..d * d)
+                .map(|k| match (k / d < t, k % d < t) {
+                    (true, true) => self.cov[(k / d) * t + k % d],
+                    (true, false) => c[k / d],
+                    (false, true) => c[k % d],
+                    (false, false) => v,
+                })
+                .collect();
+            return Ok((log_mvn_cdf_exact(&fa, &fc)?.unwrap_or(0.0) - self.log_p).exp());
+        };
+        let pcv: Vec<f64> = perm.iter().map(|&p| c[p]).collect();
+        let row = solve_lower(lden.as_ref(), Mat::from_fn(t, 1, |i, _| pcv[i]).as_ref());
+        let rest = v - (0..t).map(|i| row[(i, 0)].powi(2)).sum::<f64>();
+        if rest.is_nan() || rest <= 0.0 {
+            return Err(Error::NotPositiveDefinite { n: d, jitter: 0.0, batch: item });
+        }
+        let mut l = vec![0.0; d * d];
+        for r in 0..t {
+            for q in 0..=r {
+                l[r * d + q] = lden[(r, q)];
+            }
+            l[t * d + r] = row[(r, 0)];
+        }
+        l[t * d + t] = rest.sqrt();
+        let mut fa = self.a.clone();
+        fa.push(0.0);
+        let num = estimate_from_log_integrand(&genz_log_integrand(&fa, &l, 1, d, points)?, points.shifts());
+        Ok((num.log_p - self.log_p).exp())
+    }
+}
+
+/// The lower triangle of a square matrix, row-major `[t·t]` (zeros above the diagonal).
+fn row_major_lower(l: faer::MatRef<'_, f64>) -> Vec<f64> {
+    let t = l.nrows();
+    (0..t * t).map(|k| if k % t <= k / t { l[(k / t, k % t)] } else { 0.0 }).collect()
 }

@@ -33,6 +33,10 @@ pub struct SkewGpFit<K: Module> {
     /// Every sign pattern tried, with its final objective (`−objective / n`, mean of the last
     /// tenth of its epochs).
     pub phase_objectives: Vec<(Vec<f64>, f64)>,
+    /// With a hold-out ([`SkewGpConfig::validation_fraction`]): the epoch of the kept parameters
+    /// (counted within the chosen pattern's runs) and its held-out negative log predictive
+    /// probability per row.
+    pub selected: Option<(usize, f64)>,
     /// Seconds of hyperparameter optimisation (all patterns).
     pub train_s: f64,
     /// Seconds building the posterior and drawing `U₁`.
@@ -65,7 +69,7 @@ impl SkewGpClassifier {
 
     /// Learns the kernel hyperparameters, `R` and `γ` (and searches the phases `L`) by maximising
     /// `config.objective` on the rows of `x` `[n, p]` (on an autodiff device) with labels
-    /// `y ∈ {0, 1}`, then builds the exact posterior and draws `U₁` by lin-ess.
+    /// `y ∈ {0, 1}`, then builds the exact posterior and draws `U₁` by lin-ess (unless `config.samples` is 0).
     ///
     /// Every step re-partitions a shuffled minibatch of rows into blocks of `block_size` and
     /// draws fresh QMC shifts; the objective is differentiated by Burn's autodiff through the
@@ -81,6 +85,7 @@ impl SkewGpClassifier {
         }
         let w = binary_signs(y, n)?;
         let start = Instant::now();
+        let (rows, holdout) = split_rows(config, x, y)?;
         let patterns = config.phase_patterns()?;
         let screen = if patterns.len() > 1 && config.phase_screen_epochs > 0 {
             config.phase_screen_epochs.min(config.epochs)
@@ -88,36 +93,121 @@ impl SkewGpClassifier {
             config.epochs
         };
         let mut tried = Vec::with_capacity(patterns.len());
-        let mut best: Option<(SkewGp<K>, History, f64)> = None;
+        let mut best: Option<(Run<K>, f64)> = None;
         for (i, phases) in patterns.iter().enumerate() {
-            let (trained, history) = train(config, model.with_phases(phases)?, x, &w, screen, i as u64)?;
-            let score = tail_objective(&history);
+            let run = train(config, model.with_phases(phases)?, x, &w, &rows, holdout.as_ref(), screen, i as u64)?;
+            let score = run.best.as_ref().map_or_else(|| tail_objective(&run.history), |b| b.1);
             tried.push((phases.clone(), score));
-            if best.as_ref().is_none_or(|b| score < b.2) {
-                best = Some((trained, history, score));
+            if best.as_ref().is_none_or(|b| score < b.1) {
+                best = Some((run, score));
             }
         }
-        let (mut model, mut history, _) = best.ok_or_else(|| Error::invalid("phases", "no sign pattern to try"))?;
+        let (mut run, _) = best.ok_or_else(|| Error::invalid("phases", "no sign pattern to try"))?;
         if screen < config.epochs {
-            let (more, rest) = train(config, model, x, &w, config.epochs - screen, patterns.len() as u64)?;
-            model = more;
-            history.records.extend(rest.records);
+            let more = train(
+                config,
+                run.model,
+                x,
+                &w,
+                &rows,
+                holdout.as_ref(),
+                config.epochs - screen,
+                patterns.len() as u64,
+            )?;
+            let offset = run.history.records.len();
+            run.history.records.extend(more.history.records);
+            run.model = more.model;
+            if let Some((epoch, value, snapshot)) = more.best {
+                if run.best.as_ref().is_none_or(|b| value < b.1) {
+                    run.best = Some((epoch + offset, value, snapshot));
+                }
+            }
         }
+        let Run { model, history, best: kept } = run;
+        let (model, selected) = match kept {
+            Some((epoch, value, snapshot)) => (snapshot, Some((epoch, value))),
+            None => (model.valid(), None),
+        };
         let train_s = start.elapsed().as_secs_f64();
         let phases = model.phases.clone();
         let t0 = Instant::now();
-        let mut posterior = SkewGpPosterior::new(model.valid(), x.clone().inner(), y)?;
-        let rounding_rejections = posterior.sample(&config.chain_config(), config.variant)?;
+        let mut posterior = SkewGpPosterior::new(model, x.clone().inner(), y)?;
+        let rounding_rejections =
+            if config.samples == 0 { 0 } else { posterior.sample(&config.chain_config(), config.variant)? };
         Ok(SkewGpFit {
             posterior,
             history,
             phases,
             phase_objectives: tried,
+            selected,
             train_s,
             sample_s: t0.elapsed().as_secs_f64(),
             rounding_rejections,
         })
     }
+}
+
+/// One training run: the final model, its curve and, with a hold-out, the best epoch's
+/// `(epoch, held-out NLL per row, parameters)`.
+struct Run<K: Module> {
+    model: SkewGp<K>,
+    history: History,
+    best: Option<(usize, f64, SkewGp<K>)>,
+}
+
+/// The held-out rows and what scoring them needs: the rows trained on and both parts' labels.
+struct Holdout {
+    /// Inputs trained on (no autodiff) and their labels `{0, 1}`.
+    fit_x: Tensor<2>,
+    fit_y: Vec<f64>,
+    /// Held-out inputs and labels.
+    x: Tensor<2>,
+    y: Vec<f64>,
+    /// Fixed lattice of the exact predictive ratios (dimension `s + rows trained on + 1`).
+    points: QmcPoints,
+}
+
+/// The rows trained on and, with `config.validation_fraction > 0`, the hold-out (stratified by
+/// label, seeded).
+fn split_rows(config: &SkewGpConfig, x: &Tensor<2>, y: &[f64]) -> Result<(Vec<usize>, Option<Holdout>)> {
+    let n = y.len();
+    if config.validation_fraction == 0.0 {
+        return Ok(((0..n).collect(), None));
+    }
+    let labels: Vec<usize> = y.iter().map(|v| *v as usize).collect();
+    let split = crate::data::stratified_split(&labels, config.validation_fraction, config.seed ^ 0x4a1d)?;
+    if split.train.len() < config.block_size.min(n) || split.test.is_empty() {
+        return Err(Error::invalid(
+            "validation_fraction",
+            format!(
+                "{} leaves {} training rows for blocks of {}",
+                config.validation_fraction,
+                split.train.len(),
+                config.block_size
+            ),
+        ));
+    }
+    let s = config.s()?;
+    let points =
+        QmcPoints::lattice(s + split.train.len() + 1, config.qmc_points, config.qmc_shifts, config.seed ^ 0x7e57)?;
+    let xv = x.clone().inner();
+    let holdout = Holdout {
+        fit_x: crate::models::select_rows(&xv, &split.train),
+        fit_y: split.train.iter().map(|&i| y[i]).collect(),
+        x: crate::models::select_rows(&xv, &split.test),
+        y: split.test.iter().map(|&i| y[i]).collect(),
+        points,
+    };
+    Ok((split.train, Some(holdout)))
+}
+
+/// Held-out mean negative log predictive probability (nats per row) of `model`'s posterior on
+/// the rows trained on, by the exact Corollary 2 ratios on fixed points.
+fn holdout_score<K: Kernel>(model: &SkewGp<K>, h: &Holdout) -> Result<f64> {
+    let posterior = SkewGpPosterior::new(model.clone(), h.fit_x.clone(), &h.fit_y)?;
+    let p = posterior.predict_exact(&h.x, &h.points)?;
+    let nll: f64 = p.iter().zip(&h.y).map(|(p, y)| -(if *y > 0.5 { *p } else { 1.0 - p }).clamp(1e-12, 1.0).ln()).sum();
+    Ok(nll / h.y.len() as f64)
 }
 
 /// Mean objective over the last tenth (at least one) of the epochs of `history`.
@@ -137,17 +227,19 @@ fn step_points(config: &SkewGpConfig, s: usize, run: u64, step: usize) -> Result
     QmcPoints::lattice(s + config.block_size - 1, config.qmc_points, config.qmc_shifts, seed)
 }
 
-/// `−objective / n` of `model` on the rows `batch` (partitioned into blocks), as a tensor.
+/// `−objective / n` of `model` on the rows `batch` (partitioned into blocks) of the `n` rows
+/// trained on, as a tensor.
+#[allow(clippy::too_many_arguments)]
 fn loss<K: Kernel>(
     config: &SkewGpConfig,
     model: &SkewGp<K>,
     x: &Tensor<2>,
     w: &[f64],
+    n: usize,
     batch: &[usize],
     points: &QmcPoints,
     at: StepIndex,
 ) -> Result<Tensor<1>> {
-    let n = w.len();
     let blocks = partition(batch, config.block_size);
     let terms = model.block_terms(x, w, &blocks, config.block_size, points).map_err(|e| match e {
         Error::NonFinite { context, index } => Error::NonFinite {
@@ -165,16 +257,34 @@ fn loss<K: Kernel>(
     Ok(objective.neg().div_scalar(n as f64))
 }
 
-/// One training run of `epochs` epochs (`run` seeds its partitions and points).
+/// One training run of `epochs` epochs on the rows `rows` (`run` seeds its partitions and
+/// points), scored on the hold-out after every epoch if there is one.
+#[allow(clippy::too_many_arguments)]
 fn train<K: Kernel>(
     config: &SkewGpConfig,
     model: SkewGp<K>,
     x: &Tensor<2>,
     w: &[f64],
+    rows: &[usize],
+    holdout: Option<&Holdout>,
     epochs: usize,
     run: u64,
-) -> Result<(SkewGp<K>, History)> {
-    let n = w.len();
+) -> Result<Run<K>> {
+    let n = rows.len();
+    let best: RefCell<Option<(usize, f64, SkewGp<K>)>> = RefCell::new(None);
+    let evaluate = |m: &SkewGp<K>, epoch: usize| -> Result<Vec<(String, f64)>> {
+        let Some(h) = holdout else { return Ok(vec![]) };
+        if !epoch.is_multiple_of(config.validate_every.max(1)) && epoch != epochs {
+            return Ok(vec![]);
+        }
+        let value = holdout_score(m, h)?;
+        let mut b = best.borrow_mut();
+        if b.as_ref().is_none_or(|b| value < b.1) {
+            *b = Some((epoch, value, m.clone()));
+        }
+        Ok(vec![("held-out NLL".into(), value)])
+    };
+    let pick = |batch: &[usize]| -> Vec<usize> { batch.iter().map(|&i| rows[i]).collect() };
     let s = model.latent_dim();
     let rows_per_step = config.batch_blocks.map_or(n, |b| (b * config.block_size).min(n));
     let train = TrainConfig {
@@ -194,13 +304,13 @@ fn train<K: Kernel>(
         }
     };
     let label = "−obj/n";
-    match config.optimizer {
+    let result = match config.optimizer {
         SkewOptimizer::Adam => {
             let mut optim = AdamConfig::new().init();
             let mut skipped = 0;
             let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
                 let points = step_points(config, s, run, at.step)?;
-                let l = loss(config, &model, x, w, batch, &points, at)?;
+                let l = loss(config, &model, x, w, n, &pick(batch), &points, at)?;
                 let value = l.clone().into_scalar::<f64>();
                 let grads = GradientsParams::from_grads(l.backward(), &model);
                 if let Some(k) = flatten_gradients(&model, &grads).iter().position(|v| !v.is_finite()) {
@@ -222,7 +332,7 @@ fn train<K: Kernel>(
                 skipped = 0;
                 Ok((finite(optim.step(config.lr, model, grads), at)?, value))
             };
-            fit_loop(model, n, &train, label, step, |_, _| Ok(vec![]))
+            fit_loop(model, n, &train, label, step, evaluate)
         }
         SkewOptimizer::Spsa => {
             let steps = epochs * n.div_ceil(rows_per_step);
@@ -235,12 +345,14 @@ fn train<K: Kernel>(
                 let theta = flatten_params(&frozen);
                 let eval = |p: &[f64]| -> Result<f64> {
                     let m = assign_params(frozen.clone(), p);
-                    Ok(loss(config, &m, &xv, w, batch, &points, at)?.into_scalar::<f64>())
+                    Ok(loss(config, &m, &xv, w, n, &pick(batch), &points, at)?.into_scalar::<f64>())
                 };
                 let (next, value) = spsa.step(at.step - 1, &theta, &mut rng.borrow_mut(), eval)?;
                 Ok((finite(assign_params(model, &next), at)?, value))
             };
-            fit_loop(model, n, &train, label, step, |_, _| Ok(vec![]))
+            fit_loop(model, n, &train, label, step, evaluate)
         }
-    }
+    };
+    let (model, history) = result?;
+    Ok(Run { model, history, best: best.into_inner() })
 }
