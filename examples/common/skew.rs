@@ -1,0 +1,80 @@
+//! SkewGP and GP-EP settings shared by the skew GP examples: the command-line flags of the
+//! block-composite SkewGP training and lin-ess posterior, and GP-EP trained by batch SEP.
+use burn::module::Module;
+use burn::tensor::Tensor;
+use burn_gp::inducing::InducingPoints;
+use burn_gp::kernels::Rbf;
+use burn_gp::models::ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
+use burn_gp::models::skew_gp::SkewGpConfig;
+use burn_gp::Result;
+
+/// SkewGP training/sampling and GP-EP flags.
+#[derive(clap::Args, Debug, Clone)]
+pub struct SkewOptions {
+    /// SkewGP Adam steps (full batch of blocks).
+    #[arg(long, default_value_t = 80)]
+    pub epochs: usize,
+    /// SkewGP Adam learning rate (the spec's 0.02).
+    #[arg(long, default_value_t = 0.02)]
+    pub lr: f64,
+    /// SkewGP block size |B| (the paper: 30).
+    #[arg(long, default_value_t = 30)]
+    pub block_size: usize,
+    /// SkewGP blocks per Adam step (0 = all blocks every step).
+    #[arg(long, default_value_t = 0)]
+    pub batch_blocks: usize,
+    /// Lattice points per random shift of each block estimate.
+    #[arg(long, default_value_t = 250)]
+    pub qmc_points: usize,
+    /// Random lattice shifts per block estimate.
+    #[arg(long, default_value_t = 4)]
+    pub qmc_shifts: usize,
+    /// SkewGP2: epochs each of the 4 phase patterns is trained before the best one continues.
+    #[arg(long, default_value_t = 15)]
+    pub phase_screen: usize,
+    /// Posterior lin-ess draws of U₁ (32 chains).
+    #[arg(long, default_value_t = 8000)]
+    pub samples: usize,
+    /// GP-EP hyperparameter steps (batch SEP).
+    #[arg(long, default_value_t = 150)]
+    pub ep_iterations: usize,
+}
+
+impl SkewOptions {
+    /// The SkewGP settings for latent dimension `s` on `n` training rows.
+    pub fn skew_config(&self, s: i64, n: usize, seed: u64, progress: bool) -> SkewGpConfig {
+        SkewGpConfig::new()
+            .with_latent_dim(s)
+            .with_block_size(self.block_size.min(n))
+            .with_batch_blocks((self.batch_blocks > 0).then_some(self.batch_blocks))
+            .with_epochs(self.epochs)
+            .with_lr(self.lr)
+            .with_qmc_points(self.qmc_points)
+            .with_qmc_shifts(self.qmc_shifts)
+            .with_phase_screen_epochs(self.phase_screen)
+            .with_samples(self.samples)
+            .with_seed(seed)
+            .with_progress(progress)
+    }
+
+    /// GP-EP with `kernel` and fixed `inducing` inputs, trained by batch SEP on the rows of `x`
+    /// (autodiff device) with labels `y ∈ {0, 1}`.
+    pub fn fit_ep(
+        &self,
+        kernel: Rbf,
+        inducing: InducingPoints,
+        x: &Tensor<2>,
+        y: &[f64],
+        seed: u64,
+        progress: bool,
+    ) -> Result<EpFit<Rbf>> {
+        let model = EpGpClassifier::new(kernel, inducing.no_grad(), 1e-6, 1e-8, &x.device())?;
+        let config = EpConfig::new()
+            .with_mode(EpMode::Inner)
+            .with_iterations(self.ep_iterations)
+            .with_seed(seed)
+            .with_progress(progress);
+        let signs: Vec<f64> = y.iter().map(|v| 2.0 * v - 1.0).collect();
+        model.fit(x, &signs, &config, |_, _, _| Ok(vec![]))
+    }
+}

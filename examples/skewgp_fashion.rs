@@ -1,0 +1,457 @@
+//! The paper's Fashion-MNIST experiment (Benavoli, Azzimonti & Piga 2020, §7.2, Table 1 and
+//! Fig. 11; spec skew-gp.md §6.3): SkewGP2 (`s = 2`) against GP-EP, both with an isotropic RBF
+//! kernel, on the 10 one-vs-rest binary problems; per-class accuracy and time, the one-vs-rest
+//! 10-class accuracy (argmax of the 10 probabilities), and the calibration picture of Fig. 11:
+//! histograms of the class-decision standard deviation of the misclassified test points.
+//!
+//! ```text
+//! cargo run --release --example skewgp_fashion                     # the paper's 5 000 / 5 000 (slow)
+//! cargo run --release --example skewgp_fashion -- --train 1000 --test 1000 --csv hist.csv --png hist.png
+//! cargo run --release --example skewgp_fashion -- --classes 8 --train 500 --test 500 --ep-inducing 200 --json
+//! ```
+//!
+//! Protocol: the official training and test images are pooled, `--train + --test` images are
+//! drawn at random (seeded) and split into `--train` training and `--test` test images (the
+//! paper: 10 000 drawn, 5 000 / 5 000). Pixels are scaled to `[0, 1]` (the paper does not say
+//! how it scales them). For each class of `--classes`, labels are 1 for that class and 0 for the
+//! rest. Both methods start from the same kernel: σ² = 1 and one lengthscale for all 784 pixels,
+//! the median pairwise distance of the training images. SkewGP2 trains by Adam on the
+//! block-composite objective (`--epochs`, `--lr`, blocks of `--block-size`, `--qmc-points` ×
+//! `--qmc-shifts` lattice points per block, the 4 phase patterns screened for `--phase-screen`
+//! epochs; pseudo-points started at 2 random training images, as in the paper), then predicts by
+//! route B from `--samples` lin-ess draws. GP-EP trains by the EP classifier's batch SEP schedule
+//! (`--ep-iterations` steps) with its inducing inputs fixed at all training images (full EP,
+//! `--ep-inducing 0`) or at `--ep-inducing M` training images drawn at random (FITC-EP, cheaper).
+//! Times are wall-clock seconds for hyperparameter training, posterior and test prediction.
+//!
+//! Decision standard deviation (the paper's "standard deviation of the predictions"): with
+//! `q = Pr(f* > 0 | D)` the posterior probability that the hard decision is class 1, the standard
+//! deviation of that decision over the posterior is `√(q(1 − q))` ∈ `[0, 0.5]`. SkewGP2 takes it
+//! from `Prediction::decision_std`; GP-EP from its Gaussian latent, `q = Φ(μ*/σ*)`. A test point
+//! is misclassified when `p(y = 1) > 0.5` disagrees with its label. `--csv FILE` writes the
+//! histograms (10 bins of width 0.05 over `[0, 0.5]`) as rows `scope,bin_lo,bin_hi,skew2,gpep`
+//! with scope `class<K>` (K = `--fig-class`, default 8 "Bag" as in Fig. 11) and `pooled` (the
+//! misclassified points of all run classes together). `--png FILE` draws the same: left panel
+//! class K, right panel pooled; in each bin GP-EP's bar (red) left of SkewGP2's (blue); bar
+//! heights relative to the panel's largest count; x axis from 0 to 0.5 with a tick per bin.
+//!
+//! `--json` prints one final line with exactly the keys
+//! `{"example":"skewgp_fashion","train":…,"test":…,"classes":…,"acc_skew2":[…],"acc_gpep":[…],"ovr_acc_skew2":…,"ovr_acc_gpep":…,"time_skew2_s":…,"time_gpep_s":…}`:
+//! `classes` is the list of run classes, `acc_*` their test accuracies in that order,
+//! `ovr_acc_*` the one-vs-rest 10-class test accuracy (null unless all 10 classes ran), and
+//! `time_*_s` the total seconds over the run classes.
+mod common;
+#[path = "common/histogram_png.rs"]
+#[allow(dead_code)]
+mod histogram_png;
+#[path = "common/skew.rs"]
+#[allow(dead_code)]
+mod skew;
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use burn::tensor::Tensor;
+use burn_gp::data::{data_root, load_mnist, MnistVariant, Subset};
+use burn_gp::inducing::InducingPoints;
+use burn_gp::kernels::{median_distance, Rbf};
+use burn_gp::models::skew_gp::SkewGpClassifier;
+use burn_gp::special::norm_cdf;
+use burn_gp::tensors::matrix;
+use burn_gp::{Error, Result};
+use clap::Parser;
+use common::BasicOptions;
+use rand::rngs::StdRng;
+use rand::seq::SliceRandom;
+use rand::SeedableRng;
+use serde_json::json;
+use skew::SkewOptions;
+
+/// Fashion-MNIST's class names, by label.
+const CLASS_NAMES: [&str; 10] =
+    ["T-shirt/top", "Trouser", "Pullover", "Dress", "Coat", "Sandal", "Shirt", "Sneaker", "Bag", "Ankle boot"];
+
+/// Histogram bins over the decision standard deviation's range `[0, 0.5]`.
+const BINS: usize = 10;
+
+/// Training images (at most) whose pairwise distances give the median-heuristic lengthscale.
+const MEDIAN_ROWS: usize = 1000;
+
+/// Command line of the example.
+#[derive(Parser, Debug)]
+#[command(about = "Skew GP classification on Fashion-MNIST (paper 000, §7.2): SkewGP2 vs GP-EP, one-vs-rest")]
+struct Args {
+    #[command(flatten)]
+    opts: BasicOptions,
+    #[command(flatten)]
+    skew: SkewOptions,
+    /// Training images drawn from the pooled data set (the paper: 5 000).
+    #[arg(long, default_value_t = 5000)]
+    train: usize,
+    /// Test images drawn from the pooled data set, disjoint from the training ones (the paper: 5 000).
+    #[arg(long, default_value_t = 5000)]
+    test: usize,
+    /// Comma-separated one-vs-rest classes to run (default: all 10).
+    #[arg(long, value_delimiter = ',', default_value = "0,1,2,3,4,5,6,7,8,9")]
+    classes: Vec<usize>,
+    /// GP-EP inducing inputs: 0 = all training images (full EP), M > 0 = M random training images.
+    #[arg(long, default_value_t = 0)]
+    ep_inducing: usize,
+    /// The class whose histogram is written besides the pooled one (Fig. 11: 8, "Bag").
+    #[arg(long, default_value_t = 8)]
+    fig_class: usize,
+    /// Write the decision-std histograms of misclassified test points to this CSV file.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Draw the decision-std histograms of misclassified test points to this PNG file.
+    #[arg(long)]
+    png: Option<PathBuf>,
+    /// Random seed (image draw, EP inducing subset, pseudo-point initialisation, QMC, sampler).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+}
+
+/// The drawn images: pixels in `[0, 1]`, row-major `[n, 784]`, and their labels.
+struct Split {
+    x_train: Vec<f64>,
+    labels_train: Vec<usize>,
+    x_test: Vec<f64>,
+    labels_test: Vec<usize>,
+    d: usize,
+}
+
+/// One method's test predictions on one binary problem.
+struct MethodResult {
+    /// `p(y = 1)` per test image.
+    prob: Vec<f64>,
+    /// Decision standard deviation per test image.
+    decision_std: Vec<f64>,
+    /// Seconds for training, posterior and prediction.
+    seconds: f64,
+}
+
+impl MethodResult {
+    /// Test accuracy against 0/1 labels `y`.
+    fn accuracy(&self, y: &[f64]) -> f64 {
+        let hits = self.prob.iter().zip(y).filter(|(p, y)| (**p > 0.5) == (**y > 0.5)).count();
+        hits as f64 / y.len().max(1) as f64
+    }
+
+    /// Decision standard deviations of the misclassified test images.
+    fn misclassified_std(&self, y: &[f64]) -> Vec<f64> {
+        self.prob
+            .iter()
+            .zip(y)
+            .zip(&self.decision_std)
+            .filter(|((p, y), _)| (**p > 0.5) != (**y > 0.5))
+            .map(|(_, s)| *s)
+            .collect()
+    }
+}
+
+/// Both methods' results on one class-vs-rest problem.
+struct ClassResult {
+    class: usize,
+    skew2: MethodResult,
+    gpep: MethodResult,
+}
+
+/// Runs the example, printing a failure on stderr.
+fn main() {
+    common::exit_on_error(run(Args::parse()));
+}
+
+/// Draws the images, runs every class and reports.
+fn run(args: Args) -> Result<()> {
+    check_args(&args)?;
+    let split = draw_split(&args)?;
+    let ell = median_distance(&split.x_train, args.train, split.d, MEDIAN_ROWS, args.seed)?;
+    if !args.opts.json {
+        eprintln!("median-heuristic lengthscale {ell:.4} (from {} training images)", args.train.min(MEDIAN_ROWS));
+    }
+    println!("| class | name | test positives | acc SkewGP2 | acc GP-EP | errors SkewGP2 | errors GP-EP | median std of errors SkewGP2 | median std of errors GP-EP | time SkewGP2 (s) | time GP-EP (s) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    let mut results = Vec::new();
+    for &class in &args.classes {
+        let result = run_class(&args, &split, class, ell)?;
+        print_class(&split, &result);
+        results.push(result);
+    }
+    let y_of = |class: usize| binary_labels(&split.labels_test, class);
+    let acc = |pick: fn(&ClassResult) -> &MethodResult| -> Vec<f64> {
+        results.iter().map(|r| pick(r).accuracy(&y_of(r.class))).collect()
+    };
+    let (acc_skew2, acc_gpep) = (acc(|r| &r.skew2), acc(|r| &r.gpep));
+    let ovr_skew2 = one_vs_rest_accuracy(&results, &split.labels_test, |r| &r.skew2);
+    let ovr_gpep = one_vs_rest_accuracy(&results, &split.labels_test, |r| &r.gpep);
+    let time_skew2: f64 = results.iter().map(|r| r.skew2.seconds).sum();
+    let time_gpep: f64 = results.iter().map(|r| r.gpep.seconds).sum();
+    let pooled_skew2: Vec<f64> = results.iter().flat_map(|r| r.skew2.misclassified_std(&y_of(r.class))).collect();
+    let pooled_gpep: Vec<f64> = results.iter().flat_map(|r| r.gpep.misclassified_std(&y_of(r.class))).collect();
+    let fmt = |v: Option<f64>| v.map_or("n/a (needs all 10 classes)".to_string(), |v| format!("{v:.4}"));
+    let wins = acc_skew2.iter().zip(&acc_gpep).filter(|(s, g)| s > g).count();
+    println!();
+    common::print_table(
+        &format!("Fashion-MNIST, {} train / {} test, {} one-vs-rest problems", args.train, args.test, results.len()),
+        &[
+            ("mean binary accuracy SkewGP2", format!("{:.4}", mean(&acc_skew2))),
+            ("mean binary accuracy GP-EP", format!("{:.4}", mean(&acc_gpep))),
+            ("problems where SkewGP2 > GP-EP", format!("{wins} of {}", results.len())),
+            ("one-vs-rest accuracy SkewGP2", fmt(ovr_skew2)),
+            ("one-vs-rest accuracy GP-EP", fmt(ovr_gpep)),
+            ("time SkewGP2 (s, all classes)", format!("{time_skew2:.1}")),
+            ("time GP-EP (s, all classes)", format!("{time_gpep:.1}")),
+            ("median decision std of errors SkewGP2 (pooled)", format!("{:.4}", median(&pooled_skew2))),
+            ("median decision std of errors GP-EP (pooled)", format!("{:.4}", median(&pooled_gpep))),
+        ],
+    );
+    write_histograms(&args, &results, &split.labels_test)?;
+    if args.opts.json {
+        println!(
+            "{}",
+            json!({
+                "example": "skewgp_fashion",
+                "train": args.train,
+                "test": args.test,
+                "classes": args.classes,
+                "acc_skew2": acc_skew2,
+                "acc_gpep": acc_gpep,
+                "ovr_acc_skew2": ovr_skew2,
+                "ovr_acc_gpep": ovr_gpep,
+                "time_skew2_s": time_skew2,
+                "time_gpep_s": time_gpep,
+            })
+        );
+    }
+    Ok(())
+}
+
+/// Rejects bad sizes and class lists before any work.
+fn check_args(args: &Args) -> Result<()> {
+    if args.train < 2 || args.test < 1 {
+        return Err(Error::invalid(
+            "train/test",
+            format!("need ≥ 2 training and ≥ 1 test images, got {}/{}", args.train, args.test),
+        ));
+    }
+    if let Some(c) = args.classes.iter().chain([&args.fig_class]).find(|&&c| c >= CLASS_NAMES.len()) {
+        return Err(Error::invalid("classes", format!("class {c} is not in 0..10")));
+    }
+    if args.classes.is_empty() {
+        return Err(Error::invalid("classes", "need at least one class"));
+    }
+    if args.ep_inducing > args.train {
+        return Err(Error::invalid(
+            "ep-inducing",
+            format!("{} exceeds the {} training images", args.ep_inducing, args.train),
+        ));
+    }
+    Ok(())
+}
+
+/// Pools the official training and test images and draws `--train + --test` of them (seeded).
+fn draw_split(args: &Args) -> Result<Split> {
+    let root = data_root(args.opts.data.as_deref())?;
+    let parts = [
+        load_mnist(&root, MnistVariant::Fashion, Subset::Train)?,
+        load_mnist(&root, MnistVariant::Fashion, Subset::Test)?,
+    ];
+    let d = parts[0].channels * parts[0].height * parts[0].width;
+    let pool: Vec<(usize, usize)> =
+        parts.iter().enumerate().flat_map(|(p, set)| (0..set.n).map(move |i| (p, i))).collect();
+    if args.train + args.test > pool.len() {
+        return Err(Error::invalid(
+            "train/test",
+            format!("{} + {} exceeds the {} images", args.train, args.test, pool.len()),
+        ));
+    }
+    let mut order: Vec<usize> = (0..pool.len()).collect();
+    order.shuffle(&mut StdRng::seed_from_u64(args.seed));
+    let take = |rows: &[usize]| -> (Vec<f64>, Vec<usize>) {
+        let pixels = rows
+            .iter()
+            .flat_map(|&k| {
+                let (p, i) = pool[k];
+                parts[p].images[i * d..(i + 1) * d].iter().map(|&v| f64::from(v) / 255.0)
+            })
+            .collect();
+        (pixels, rows.iter().map(|&k| usize::from(parts[pool[k].0].labels[pool[k].1])).collect())
+    };
+    let (x_train, labels_train) = take(&order[..args.train]);
+    let (x_test, labels_test) = take(&order[args.train..args.train + args.test]);
+    Ok(Split { x_train, labels_train, x_test, labels_test, d })
+}
+
+/// `1` for `class`, `0` for the rest.
+fn binary_labels(labels: &[usize], class: usize) -> Vec<f64> {
+    labels.iter().map(|&l| f64::from(u8::from(l == class))).collect()
+}
+
+/// Trains and tests SkewGP2 and GP-EP on `class` vs rest, both from lengthscale `ell`.
+fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<ClassResult> {
+    let (base, train_dev) = args.opts.devices()?;
+    let (n, m, d) = (split.labels_train.len(), split.labels_test.len(), split.d);
+    let y = binary_labels(&split.labels_train, class);
+    let x = matrix(split.x_train.clone(), n, d, &train_dev)?;
+    let x_test = matrix(split.x_test.clone(), m, d, &base)?;
+    let seed = args.seed.wrapping_add(class as u64);
+    let progress = args.opts.progress();
+
+    let t0 = Instant::now();
+    let config = args.skew.skew_config(2, n, seed, progress);
+    let model = SkewGpClassifier::init(&config, Rbf::new(&[ell], 1.0, &train_dev)?, &x)?;
+    let fit = SkewGpClassifier::fit(&config, model, &x, &y)?;
+    let prediction = fit.posterior.predict(&x_test)?;
+    let skew2 = MethodResult {
+        prob: prediction.prob,
+        decision_std: prediction.decision_std,
+        seconds: t0.elapsed().as_secs_f64(),
+    };
+    if !args.opts.json {
+        eprintln!(
+            "class {class} SkewGP2: phases {:?}, γ {:?}, {:.1} s",
+            fit.phases,
+            fit.posterior.model().gamma_host(),
+            skew2.seconds
+        );
+    }
+
+    let t1 = Instant::now();
+    let inducing = ep_inducing(args, split, seed, &train_dev)?;
+    let ep = args.skew.fit_ep(Rbf::new(&[ell], 1.0, &train_dev)?, inducing, &x, &y, seed, progress)?;
+    let (mean, var) = ep.predict_latent(&Tensor::from_data(x_test.to_data(), &train_dev))?;
+    let prob = mean.iter().zip(&var).map(|(mu, v)| norm_cdf(mu / (1.0 + v).sqrt())).collect();
+    let decision_std = mean
+        .iter()
+        .zip(&var)
+        .map(|(mu, v)| {
+            let q = if *v > 0.0 { norm_cdf(mu / v.sqrt()) } else { f64::from(u8::from(*mu > 0.0)) };
+            (q * (1.0 - q)).max(0.0).sqrt()
+        })
+        .collect();
+    let gpep = MethodResult { prob, decision_std, seconds: t1.elapsed().as_secs_f64() };
+    if !args.opts.json {
+        eprintln!("class {class} GP-EP: {:.1} s", gpep.seconds);
+    }
+    Ok(ClassResult { class, skew2, gpep })
+}
+
+/// GP-EP's fixed inducing inputs: all training images, or `--ep-inducing` of them at random.
+fn ep_inducing(args: &Args, split: &Split, seed: u64, device: &burn::tensor::Device) -> Result<InducingPoints> {
+    let (n, d) = (split.labels_train.len(), split.d);
+    if args.ep_inducing == 0 || args.ep_inducing == n {
+        return InducingPoints::new(&split.x_train, n, d, device);
+    }
+    let mut rows: Vec<usize> = (0..n).collect();
+    rows.shuffle(&mut StdRng::seed_from_u64(seed ^ 0xe9));
+    let z: Vec<f64> =
+        rows[..args.ep_inducing].iter().flat_map(|&i| split.x_train[i * d..(i + 1) * d].to_vec()).collect();
+    InducingPoints::new(&z, args.ep_inducing, d, device)
+}
+
+/// One-vs-rest 10-class accuracy: the class with the largest `p(y = 1)`; `None` unless every
+/// class ran.
+fn one_vs_rest_accuracy(
+    results: &[ClassResult],
+    labels: &[usize],
+    pick: fn(&ClassResult) -> &MethodResult,
+) -> Option<f64> {
+    let mut prob = vec![None; CLASS_NAMES.len()];
+    for r in results {
+        prob[r.class] = Some(&pick(r).prob);
+    }
+    let prob: Vec<&Vec<f64>> = prob.into_iter().collect::<Option<_>>()?;
+    let hits = (0..labels.len())
+        .filter(|&i| {
+            let best = (0..prob.len()).max_by(|&a, &b| prob[a][i].total_cmp(&prob[b][i])).unwrap_or(0);
+            best == labels[i]
+        })
+        .count();
+    Some(hits as f64 / labels.len().max(1) as f64)
+}
+
+/// Prints a class's markdown row.
+fn print_class(split: &Split, r: &ClassResult) {
+    let y = binary_labels(&split.labels_test, r.class);
+    let (err_s, err_g) = (r.skew2.misclassified_std(&y), r.gpep.misclassified_std(&y));
+    println!(
+        "| {} | {} | {} | {:.4} | {:.4} | {} | {} | {:.4} | {:.4} | {:.1} | {:.1} |",
+        r.class,
+        CLASS_NAMES[r.class],
+        y.iter().filter(|v| **v > 0.5).count(),
+        r.skew2.accuracy(&y),
+        r.gpep.accuracy(&y),
+        err_s.len(),
+        err_g.len(),
+        median(&err_s),
+        median(&err_g),
+        r.skew2.seconds,
+        r.gpep.seconds
+    );
+}
+
+/// Counts of `values` in [`BINS`] equal bins over `[0, 0.5]` (0.5 in the last bin).
+fn histogram(values: &[f64]) -> Vec<usize> {
+    let mut counts = vec![0; BINS];
+    for v in values {
+        counts[((v / 0.5 * BINS as f64) as usize).min(BINS - 1)] += 1;
+    }
+    counts
+}
+
+/// Writes the `--csv` and `--png` histograms of the `--fig-class` problem and of all problems.
+fn write_histograms(args: &Args, results: &[ClassResult], labels: &[usize]) -> Result<()> {
+    if args.csv.is_none() && args.png.is_none() {
+        return Ok(());
+    }
+    let errors = |r: &ClassResult| {
+        let y = binary_labels(labels, r.class);
+        (r.gpep.misclassified_std(&y), r.skew2.misclassified_std(&y))
+    };
+    let fig = results.iter().find(|r| r.class == args.fig_class).map(errors).unwrap_or_default();
+    let pooled = results.iter().map(errors).fold((vec![], vec![]), |mut acc, (g, s)| {
+        acc.0.extend(g);
+        acc.1.extend(s);
+        acc
+    });
+    let panels: Vec<Vec<Vec<usize>>> = [&fig, &pooled].iter().map(|(g, s)| vec![histogram(g), histogram(s)]).collect();
+    if let Some(path) = &args.csv {
+        write_csv(path, &[format!("class{}", args.fig_class), "pooled".into()], &panels)?;
+    }
+    if let Some(path) = &args.png {
+        histogram_png::write_histogram_png(path, &panels)?;
+    }
+    Ok(())
+}
+
+/// Rows `scope,bin_lo,bin_hi,skew2,gpep` for each panel's `[gpep, skew2]` counts.
+fn write_csv(path: &Path, scopes: &[String], panels: &[Vec<Vec<usize>>]) -> Result<()> {
+    use std::io::Write;
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    writeln!(f, "scope,bin_lo,bin_hi,skew2,gpep").map_err(io)?;
+    let width = 0.5 / BINS as f64;
+    for (scope, counts) in scopes.iter().zip(panels) {
+        for (b, (gpep, skew2)) in counts[0].iter().zip(&counts[1]).enumerate() {
+            let (lo, hi) = (b as f64 * width, (b + 1) as f64 * width);
+            writeln!(f, "{scope},{lo:.2},{hi:.2},{skew2},{gpep}").map_err(io)?;
+        }
+    }
+    f.flush().map_err(io)
+}
+
+/// Mean of `values` (NaN when empty).
+fn mean(values: &[f64]) -> f64 {
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+/// Median of `values` (NaN when empty).
+fn median(values: &[f64]) -> f64 {
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::NAN,
+        k if k % 2 == 1 => v[k / 2],
+        k => 0.5 * (v[k / 2 - 1] + v[k / 2]),
+    }
+}
