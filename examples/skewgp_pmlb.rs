@@ -40,6 +40,8 @@
 //! exactly the keys `{"example":"skewgp_pmlb","sets":…,"info_skew2":…,"info_skew0":…,"info_gpep":…,"acc_skew2":…}`
 //! (means over the sets that succeeded; `sets` is their number).
 mod common;
+#[path = "common/skew.rs"]
+mod skew;
 #[path = "common/tabular.rs"]
 #[allow(dead_code)]
 mod tabular;
@@ -52,7 +54,7 @@ use burn::tensor::{Device, Tensor};
 use burn_gp::data::{data_root, load_pmlb_classification, stratified_split, Standardiser};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
-use burn_gp::models::ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
+use burn_gp::models::ep::EpFit;
 use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
 use burn_gp::mvn::QmcPoints;
 use burn_gp::tensors::matrix;
@@ -71,6 +73,8 @@ use tabular::{mean, num, set_folders};
 struct Args {
     #[command(flatten)]
     opts: BasicOptions,
+    #[command(flatten)]
+    skew: skew::SkewOptions,
     /// Comma-separated set names; default: every set in <data>/pmlb (and <data>/pmlb_multiclass
     /// with --multiclass), by name.
     #[arg(long, value_delimiter = ',')]
@@ -90,33 +94,6 @@ struct Args {
     /// Run only the first K folds (0 = all).
     #[arg(long, default_value_t = 0)]
     folds_run: usize,
-    /// SkewGP Adam steps (full batch of blocks; 150 steps at lr 0.05 overfit the ARD lengthscales
-    /// on hepatitis: information 0.33 vs 0.48 at 60–100 steps of lr 0.02).
-    #[arg(long, default_value_t = 80)]
-    epochs: usize,
-    /// SkewGP Adam learning rate (the spec's 0.02).
-    #[arg(long, default_value_t = 0.02)]
-    lr: f64,
-    /// SkewGP: fraction of each training fold held out to select the epoch (and phase pattern)
-    /// by the held-out log predictive probability of the posterior on the rest (0 = off: the last
-    /// epoch is kept).
-    #[arg(long, default_value_t = 0.0)]
-    validation: f64,
-    /// SkewGP with `--validation`: score the hold-out every this many epochs.
-    #[arg(long, default_value_t = 10)]
-    validate_every: usize,
-    /// SkewGP block size |B| (the paper: 30).
-    #[arg(long, default_value_t = 30)]
-    block_size: usize,
-    /// Lattice points per random shift of each block estimate.
-    #[arg(long, default_value_t = 250)]
-    qmc_points: usize,
-    /// Random lattice shifts per block estimate.
-    #[arg(long, default_value_t = 4)]
-    qmc_shifts: usize,
-    /// SkewGP2: epochs each of the 4 phase patterns is trained before the best one continues.
-    #[arg(long, default_value_t = 15)]
-    phase_screen: usize,
     /// SkewGP test predictions: `exact` (Corollary 2 as a ratio of two Genz estimates with common
     /// random numbers, `--exact-points` × `--exact-shifts` lattice points; no sampling) or
     /// `sampled` (route B, Rao-Blackwellised over `--samples` lin-ess draws of U₁).
@@ -128,12 +105,6 @@ struct Args {
     /// Random lattice shifts of the exact predictions.
     #[arg(long, default_value_t = 8)]
     exact_shifts: usize,
-    /// Posterior lin-ess draws of U₁ (32 chains) with `--predict sampled`.
-    #[arg(long, default_value_t = 8000)]
-    samples: usize,
-    /// GP-EP hyperparameter steps (batch SEP).
-    #[arg(long, default_value_t = 150)]
-    ep_iterations: usize,
     /// Comma-separated methods to run (skew2, skew0, gpep, skew0ep = SkewGP0's exact posterior at
     /// GP-EP's fitted kernel, skew2ep = SkewGP2 with GP-EP's fitted kernel held fixed; both need
     /// gpep; none = no method, e.g. with --folds-out); the others report null.
@@ -434,35 +405,21 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Scor
     Ok((score(&prob, &fold.y_test, t0.elapsed().as_secs_f64()), [None; 2]))
 }
 
-/// The SkewGP settings of the command line for latent dimension `s` on `n` training rows.
+/// The SkewGP settings of the command line for latent dimension `s` on `n` training rows (no
+/// lin-ess draws with `--predict exact`).
 fn skew_config(args: &Args, s: i64, seed: u64, n: usize) -> SkewGpConfig {
-    SkewGpConfig::new()
-        .with_latent_dim(s)
-        .with_block_size(args.block_size.min(n))
-        .with_epochs(args.epochs)
-        .with_lr(args.lr)
-        .with_qmc_points(args.qmc_points)
-        .with_qmc_shifts(args.qmc_shifts)
-        .with_phase_screen_epochs(args.phase_screen)
-        .with_validation_fraction(args.validation)
-        .with_validate_every(args.validate_every)
-        .with_samples(if args.predict == "exact" { 0 } else { args.samples })
-        .with_seed(seed)
-        .with_progress(args.opts.progress())
+    let config = args.skew.skew_config(s, n, seed, args.opts.progress());
+    if args.predict == "exact" {
+        config.with_samples(0)
+    } else {
+        config
+    }
 }
 
 /// GP-EP (full: inducing inputs fixed at the training rows) trained by batch SEP.
 fn fit_ep(args: &Args, kernel: Rbf, fold: &Fold, x: &Tensor<2>, train_dev: &Device, seed: u64) -> Result<EpFit<Rbf>> {
-    let (n, d) = (fold.y_train.len(), fold.d);
-    let inducing = InducingPoints::new(&fold.x_train, n, d, train_dev)?.no_grad();
-    let model = EpGpClassifier::new(kernel, inducing, 1e-6, 1e-8, train_dev)?;
-    let config = EpConfig::new()
-        .with_mode(EpMode::Inner)
-        .with_iterations(args.ep_iterations)
-        .with_seed(seed)
-        .with_progress(args.opts.progress());
-    let signs: Vec<f64> = fold.y_train.iter().map(|v| 2.0 * v - 1.0).collect();
-    model.fit(x, &signs, &config, |_, _, _| Ok(vec![]))
+    let inducing = InducingPoints::new(&fold.x_train, fold.y_train.len(), fold.d, train_dev)?;
+    args.skew.fit_ep(kernel, inducing, x, &fold.y_train, seed, args.opts.progress())
 }
 
 /// SkewGP0's exact posterior (lin-ess draws, route B) with a given kernel: test `p(y = 1)`.

@@ -32,6 +32,14 @@ pub struct SkewOptions {
     /// SkewGP2: epochs each of the 4 phase patterns is trained before the best one continues.
     #[arg(long, default_value_t = 15)]
     pub phase_screen: usize,
+    /// SkewGP: fraction of the training rows held out to select the epoch (and phase pattern)
+    /// by the held-out log predictive probability of the posterior on the rest (exact Corollary 2
+    /// ratios, so for up to a few hundred rows; 0 = off: the last epoch is kept).
+    #[arg(long, default_value_t = 0.0)]
+    pub validation: f64,
+    /// SkewGP with `--validation`: score the hold-out every this many epochs.
+    #[arg(long, default_value_t = 10)]
+    pub validate_every: usize,
     /// Posterior lin-ess draws of U₁ (32 chains).
     #[arg(long, default_value_t = 8000)]
     pub samples: usize,
@@ -52,6 +60,8 @@ impl SkewOptions {
             .with_qmc_points(self.qmc_points)
             .with_qmc_shifts(self.qmc_shifts)
             .with_phase_screen_epochs(self.phase_screen)
+            .with_validation_fraction(self.validation)
+            .with_validate_every(self.validate_every)
             .with_samples(self.samples)
             .with_seed(seed)
             .with_progress(progress)
