@@ -57,6 +57,7 @@ use serde_json::json;
 
 mod common;
 #[path = "common/tabular.rs"]
+#[allow(dead_code)]
 mod tabular;
 
 use tabular::{class_predictive, mean, num, InitParts, Split, TabularSet};

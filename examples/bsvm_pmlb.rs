@@ -61,7 +61,7 @@ mod common;
 #[path = "common/tabular.rs"]
 mod tabular;
 
-use tabular::{class_predictive, mean, num, predict_host, InitParts, Split, TabularSet};
+use tabular::{class_predictive, mean, median, num, predict_host, InitParts, Split, TabularSet};
 
 /// The compared methods.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, ValueEnum)]
@@ -436,21 +436,6 @@ fn set_results(records: &[Record], methods: &[Method]) -> (Vec<SetResult>, Vec<S
         });
     }
     (done, failed)
-}
-
-/// Median of finite values (NaN if none).
-fn median(values: &[f64]) -> f64 {
-    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    v.sort_by(f64::total_cmp);
-    let h = v.len() / 2;
-    if v.len() % 2 == 1 {
-        v[h]
-    } else {
-        0.5 * (v[h - 1] + v[h])
-    }
 }
 
 /// Largest finite value (NaN if none).

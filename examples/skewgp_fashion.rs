@@ -47,6 +47,9 @@ mod histogram_png;
 #[path = "common/skew.rs"]
 #[allow(dead_code)]
 mod skew;
+#[path = "common/tabular.rs"]
+#[allow(dead_code)]
+mod tabular;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -66,6 +69,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 use serde_json::json;
 use skew::SkewOptions;
+use tabular::{mean, median};
 
 /// Fashion-MNIST's class names, by label.
 const CLASS_NAMES: [&str; 10] =
@@ -438,20 +442,4 @@ fn write_csv(path: &Path, scopes: &[String], panels: &[Vec<Vec<usize>>]) -> Resu
         }
     }
     f.flush().map_err(io)
-}
-
-/// Mean of `values` (NaN when empty).
-fn mean(values: &[f64]) -> f64 {
-    values.iter().sum::<f64>() / values.len() as f64
-}
-
-/// Median of `values` (NaN when empty).
-fn median(values: &[f64]) -> f64 {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => f64::NAN,
-        k if k % 2 == 1 => v[k / 2],
-        k => 0.5 * (v[k / 2 - 1] + v[k / 2]),
-    }
 }

@@ -305,13 +305,10 @@ fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Re
 /// Appends one fold's row indices as a JSON line to `path`.
 fn append_fold(path: &Path, name: &str, fold: usize, rows: &[Vec<usize>; 2]) -> Result<()> {
     use std::io::Write;
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
     let line = json!({ "set": name, "fold": fold, "train": rows[0], "test": rows[1] });
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map_err(|e| Error::Io { path: path.to_path_buf(), source: e })?;
-    writeln!(file, "{line}").map_err(|e| Error::Io { path: path.to_path_buf(), source: e })
+    let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+    writeln!(file, "{line}").map_err(io)
 }
 
 /// Runs the methods on every fold of `set`; fold means per method.

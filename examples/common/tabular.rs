@@ -352,3 +352,18 @@ pub fn mean(values: &[f64]) -> f64 {
         finite.iter().sum::<f64>() / finite.len() as f64
     }
 }
+
+/// Median of the finite values (NaN if none).
+pub fn median(values: &[f64]) -> f64 {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    let h = v.len() / 2;
+    if v.len() % 2 == 1 {
+        v[h]
+    } else {
+        0.5 * (v[h - 1] + v[h])
+    }
+}

@@ -26,7 +26,7 @@ mod sun;
 mod tensor;
 mod truncated;
 
-pub use dense::{cholesky as cholesky_host, solve_chol, solve_lower, symmetrise};
+pub use dense::{cholesky as cholesky_host, row_major, solve_chol, solve_lower, symmetrise};
 pub use ess::EllipticalSlice;
 pub use genz::{
     estimate_from_log_integrand, genz_log_cdf, genz_log_integrand, genz_log_integrand_backward, independent_groups,

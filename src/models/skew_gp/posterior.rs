@@ -14,8 +14,8 @@ use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::mvn::{
     cholesky_host, estimate_from_log_integrand, genz_log_integrand, genz_order, gibbs_orthant, independent_groups,
-    log_mvn_cdf_exact, log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, solve_chol, solve_lower,
-    symmetrise, ChainConfig, LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
+    log_mvn_cdf_exact, log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, row_major, solve_chol,
+    solve_lower, symmetrise, ChainConfig, LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
 };
 use crate::special::norm_cdf;
 use crate::tensors::to_vec;
@@ -105,14 +105,11 @@ impl<K: Kernel> SkewGpPosterior<K> {
     }
     /// `Γ̃` row-major `[s + n, s + n]`.
     pub fn gamma_tilde_cov(&self) -> Vec<f64> {
-        (0..self.cov.nrows() * self.cov.ncols())
-            .map(|k| self.cov[(k / self.cov.ncols(), k % self.cov.ncols())])
-            .collect()
+        row_major(self.cov.as_ref())
     }
     /// The lower Cholesky factor of `Γ̃`, row-major.
     pub fn gamma_tilde_chol(&self) -> Vec<f64> {
-        let t = self.chol.nrows();
-        (0..t * t).map(|k| self.chol[(k / t, k % t)]).collect()
+        row_major(self.chol.as_ref())
     }
 
     /// Corollary 1: `ln p(D) = ln Φ_{s+n}(γ̃; Γ̃) − ln Φ_s(γ; Γ)` (Genz with `points`, of
@@ -412,7 +409,7 @@ impl Denominator {
         let perm = genz_order(&a, &cov);
         let (pa, pc) = permute(&a, &cov, &perm);
         let lden = cholesky_host(Mat::from_fn(t, t, |i, j| pc[i * t + j]).as_ref(), item)?;
-        let lt = row_major_lower(lden.as_ref());
+        let lt = row_major(lden.as_ref()); // zeros above the diagonal
         let log_p = estimate_from_log_integrand(&genz_log_integrand(&pa, &lt, 1, t, points)?, points.shifts()).log_p;
         Ok(Self { a: pa, cov: pc, order: Some((perm, lden)), log_p })
     }
@@ -454,10 +451,4 @@ impl Denominator {
         let num = estimate_from_log_integrand(&genz_log_integrand(&fa, &l, 1, d, points)?, points.shifts());
         Ok((num.log_p - self.log_p).exp())
     }
-}
-
-/// The lower triangle of a square matrix, row-major `[t·t]` (zeros above the diagonal).
-fn row_major_lower(l: faer::MatRef<'_, f64>) -> Vec<f64> {
-    let t = l.nrows();
-    (0..t * t).map(|k| if k % t <= k / t { l[(k / t, k % t)] } else { 0.0 }).collect()
 }
