@@ -19,7 +19,7 @@ use burn::tensor::Device;
 use burn_gp::data::{data_root, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics::roc_auc;
 use burn_gp::models::BayesianSvmConfig;
-use burn_gp::nets::{image_batch, HybridNet, MnistTrunk, MnistTrunkConfig};
+use burn_gp::nets::{image_batch, FeatureNorm, FeatureNormalizer, HybridNet, MnistTrunk, MnistTrunkConfig};
 use burn_gp::{Error, Result};
 
 mod common;
@@ -45,14 +45,15 @@ struct Args {
 }
 
 /// A hybrid of the example's architecture (MNIST trunk, P inducing points) to load weights into.
-fn blank_hybrid(m: usize, device: &Device) -> Result<HybridNet<MnistTrunk>> {
+fn blank_hybrid(m: usize, norm: FeatureNorm, device: &Device) -> Result<HybridNet<MnistTrunk>> {
     let trunk = MnistTrunkConfig::new().init(device);
     let placeholder: Vec<f64> = (0..m * 100).map(|i| ((i * 7919) % 1000) as f64 / 1000.0).collect();
     let head = BayesianSvmConfig::head(10).with_num_inducing(m).init_head(&placeholder, 100, m, device)?;
-    HybridNet::new(trunk, head)
+    HybridNet::new(trunk, FeatureNormalizer::new(norm, 100, device), head)
 }
 
-/// FGSM images for rows `idx` of `set`, on the evaluation device.
+/// FGSM images for rows `idx` of `set`, on the evaluation device. `net` is frozen (no parameter
+/// gradients, normaliser on its running statistics) on the autodiff device.
 fn fgsm(
     net: &HybridNet<MnistTrunk>,
     set: &ImageSet,
@@ -88,7 +89,7 @@ fn run(args: &Args) -> Result<()> {
     let test_size = if args.hybrid.test_size > 0 { args.hybrid.test_size } else { 2000 };
     let test = test.subset(0..test_size.min(test.n))?;
     let net = match &args.model {
-        Some(path) => blank_hybrid(args.hybrid.m, &devices.train)?
+        Some(path) => blank_hybrid(args.hybrid.m, args.hybrid.feature_norm.into(), &devices.train)?
             .try_load_file(path)
             .map_err(|e| Error::invalid("model", format!("{}: {e:?}", path.display())))?,
         None => {
@@ -99,6 +100,7 @@ fn run(args: &Args) -> Result<()> {
             hybrid::train_hybrid(trunk, &train, &test, &args.hybrid, &args.run, &devices)?.0
         }
     };
+    let net = net.freeze();
     let valid = net.valid();
     let clean = hybrid::hybrid_predictive(&valid, &test, &devices.base)?;
     let vr_clean = clean.variation_ratio(args.hybrid.vr_samples, args.run.seed);

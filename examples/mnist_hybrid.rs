@@ -6,8 +6,11 @@
 //! cargo run --release --example mnist_hybrid --features wgpu -- --device wgpu
 //! ```
 //! Data: <data>/mnist/ with the four IDX files (.gz or raw) from https://yann.lecun.com/exdb/mnist/; `--data` or `BURN_GP_DATA` sets `<data>`.
-//! Defaults: batch 128, 3 epochs, Adam lr 1e-3 for the network, kernel and inducing points,
-//! natural-gradient steps (ρ = 0.02) for the head's q(u), P = 64, f32 (`--precision f64` for double).
+//! Defaults (the library's recipe, `burn_gp::nets::HybridConfig`): batch 128, 3 epochs, Adam lr 1e-3
+//! for the network, kernel and inducing points, natural-gradient steps (ρ = 0.02) for the head's
+//! q(u), features standardised across the batch before the head (`--feature-norm`), P = 64, f32
+//! (`--precision f64` for double). `--seed` seeds the network's initialisation too: the same seed,
+//! backend and thread count repeat a run bit for bit. `--trace FILE` writes one CSV row per step.
 //! With `--json` the last stdout line is
 //! `{"example":"mnist_hybrid","accuracy":…,"nll":…,"ece":…,"epoch_s":…,"softmax_accuracy":…, …}`
 //! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_epoch_s`, `epochs`, `batch`, `lr`, `m`,

@@ -5,12 +5,14 @@ mod common;
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::{Device, Tensor};
-use burn_gp::data::{load_cifar10, ImageSet, MiniBatches, Subset};
+use burn_gp::data::{load_cifar10, ImageSet, Subset};
 use burn_gp::device::{device_with_precision, Precision};
-use burn_gp::likelihoods::Likelihood;
-use burn_gp::models::{BayesianSvmConfig, HingeNaturalGradient};
-use burn_gp::nets::{image_batch, Cifar10TrunkConfig, HybridNet, MnistTrunkConfig, Trunk};
-use burn_gp::tensors::to_vec;
+use burn_gp::models::BayesianSvmConfig;
+use burn_gp::nets::{
+    fit_hybrid, image_batch, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, HybridConfig, HybridNet,
+    MnistTrunkConfig, Trunk,
+};
+use burn_gp::train::TrainConfig;
 use burn_gp::Error;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -41,67 +43,38 @@ fn squares(n: usize, seed: u64) -> ImageSet {
     ImageSet::new(pixels, labels, [1, 28, 28], 10).unwrap()
 }
 
-/// A head for `trunk` with P = 64 inducing points on the untrained features of 200 images.
-fn hybrid<T: Trunk>(trunk: T, set: &ImageSet, n_train: usize, dev: &Device) -> HybridNet<T> {
-    let idx: Vec<usize> = (0..set.n.min(200)).collect();
-    let features = trunk.features(image_batch(set, &idx, dev).unwrap().images).detach();
-    let d = features.dims()[1];
-    let head = BayesianSvmConfig::head(set.num_classes)
-        .with_num_inducing(64.min(idx.len()))
-        .init_head(&to_vec(features), d, n_train, dev)
-        .unwrap();
-    HybridNet::new(trunk, head).unwrap()
+/// A head for `trunk` by the library's recipe, with P = 64 inducing points placed on the features
+/// of 200 images.
+fn hybrid<T: Trunk>(trunk: T, set: &ImageSet, dev: &Device) -> HybridNet<T> {
+    let head = BayesianSvmConfig::head(set.num_classes).with_num_inducing(64.min(set.n));
+    HybridConfig::new(head).with_init_images(200).init(trunk, set, dev).unwrap()
+}
+
+/// Accuracy of `net` (without autodiff) on every image of `set`.
+fn accuracy<T: Trunk>(net: &HybridNet<T>, set: &ImageSet) -> f64 {
+    let idx: Vec<usize> = (0..set.n).collect();
+    let pred = net.predict(image_batch(set, &idx, &device()).unwrap().images).unwrap();
+    pred.classes().iter().zip(set.labels_usize()).filter(|(a, b)| **a == *b).count() as f64 / set.n as f64
 }
 
 #[test]
 fn hybrid_learns_synthetic_squares_end_to_end() {
-    // T18 with the library's hybrid recipe: Adam 5e-4 on the trunk, kernel and inducing points,
-    // natural-gradient steps (ρ = 0.02) on q(u), standardised features; B = 32, 3 epochs.
+    // The library's recipe (batch-standardised features, natural-gradient steps ρ = 0.02 on q(u),
+    // Adam on the rest) at lr 5e-4, B = 32, 3 epochs.
     let dev = device().autodiff();
     let set = squares(1000, 1);
-    let mut net = hybrid(MnistTrunkConfig::new().init(&dev), &set, set.n, &dev);
-    let mut natural = HingeNaturalGradient::new(&net.head).unwrap();
-    natural.max_step = 0.02;
-    natural.min_step = 0.02;
-    net.head.q_mu = net.head.q_mu.set_require_grad(false);
-    net.head.q_sqrt = net.head.q_sqrt.set_require_grad(false);
-    let mut optim = AdamConfig::new().init();
-    let mut batches = MiniBatches::new(set.n, 32, 0).unwrap();
-    let (mut epoch_loss, mut epoch_acc) = (Vec::new(), Vec::new());
-    for _ in 0..3 {
-        let (mut total, mut hits) = (0.0, 0usize);
-        for idx in batches.next_epoch() {
-            let b = image_batch(&set, &idx, &dev).unwrap();
-            let features = net.features(b.images);
-            let (mean, var) = net.head.predict_f(features.clone()).unwrap();
-            let means = to_vec(mean.clone().detach());
-            for (i, &label) in b.label_values.iter().enumerate() {
-                let row = &means[i * 10..(i + 1) * 10];
-                let best = (0..10).fold(0, |a, k| if row[k] > row[a] { k } else { a });
-                hits += usize::from(best == label);
-            }
-            let data = net.head.likelihood.variational_expectations(mean, var, b.targets.clone()).sum();
-            let scale = set.n as f64 / idx.len() as f64;
-            let loss = (data.mul_scalar(scale).reshape([1]) - net.head.kl_divergence()).neg().div_scalar(set.n as f64);
-            total += loss.clone().into_scalar::<f64>() * idx.len() as f64;
-            let grads = GradientsParams::from_grads(loss.backward(), &net);
-            net = optim.step(5e-4, net, grads);
-            net.head = natural.update(net.head, features.detach(), b.targets).unwrap();
-        }
-        epoch_loss.push(total / set.n as f64);
-        epoch_acc.push(hits as f64 / set.n as f64);
-    }
-    eprintln!("epoch losses {epoch_loss:?}, train-batch accuracies {epoch_acc:?}");
-    assert!(epoch_loss.windows(2).all(|w| w[1] < w[0]), "loss must fall every epoch: {epoch_loss:?}");
-    assert!(
-        epoch_acc[2] >= 0.85,
-        "epoch-3 train-batch accuracy {epoch_acc:?} (spec's Adam-only reference 0.22 → 0.73 → 0.92)"
-    );
-    let test = squares(300, 2);
-    let idx: Vec<usize> = (0..test.n).collect();
-    let pred = net.valid().predict(image_batch(&test, &idx, &device()).unwrap().images).unwrap();
-    let hits = pred.classes().iter().zip(test.labels_usize()).filter(|(a, b)| **a == *b).count();
-    assert!(hits as f64 / test.n as f64 >= 0.85, "held-out accuracy {}", hits as f64 / test.n as f64);
+    let recipe = HybridConfig::classes(10).with_init_images(200);
+    let net = recipe.init(MnistTrunkConfig::new().init(&dev), &set, &dev).unwrap();
+    let config = TrainConfig { epochs: 3, batch_size: 32, lr: 5e-4, seed: 0, progress: false };
+    let (net, history) =
+        fit_hybrid(net, &set, &recipe, &config, |m, _| Ok(vec![("acc".into(), accuracy(m, &set))])).unwrap();
+    let losses: Vec<f64> = history.records.iter().map(|r| r.objective).collect();
+    let train_acc: Vec<f64> = history.records.iter().map(|r| r.metrics[0].1).collect();
+    eprintln!("epoch losses {losses:?}, training accuracies {train_acc:?}");
+    assert!(losses.windows(2).all(|w| w[1] < w[0]), "loss must fall every epoch: {losses:?}");
+    assert!(train_acc[2] >= 0.9, "epoch-3 training accuracy {train_acc:?}");
+    let held_out = accuracy(&net.valid(), &squares(300, 2));
+    assert!(held_out >= 0.9, "held-out accuracy {held_out}");
 }
 
 /// Writes `count` random CIFAR-format records (label byte + 3072 pixel bytes) per file.
@@ -132,7 +105,7 @@ fn cifar_network_loads_binary_files_and_takes_a_training_step() {
     assert_eq!((train.n, test.n, train.channels, train.height), (40, 8, 3, 32));
     let dev = device().autodiff();
     let trunk = Cifar10TrunkConfig::new().with_width(8).init(&dev);
-    let net = hybrid(trunk, &train, train.n, &dev);
+    let net = hybrid(trunk, &train, &dev);
     let idx: Vec<usize> = (0..16).collect();
     let b = image_batch(&train, &idx, &dev).unwrap();
     let loss = net.loss(b.images.clone(), b.targets.clone()).unwrap();
@@ -151,7 +124,7 @@ fn cifar_network_loads_binary_files_and_takes_a_training_step() {
 fn bad_input_to_the_hybrid_gives_typed_errors() {
     let dev = device();
     let set = squares(40, 3);
-    let net = hybrid(MnistTrunkConfig::new().init(&dev), &set, set.n, &dev);
+    let net = hybrid(MnistTrunkConfig::new().init(&dev), &set, &dev);
     // Images of the wrong shape, an empty batch and a NaN pixel.
     let wrong = Tensor::<4>::zeros([2, 1, 20, 20], &dev);
     assert!(matches!(net.marginals(wrong), Err(Error::ShapeMismatch { .. })));
@@ -169,7 +142,8 @@ fn bad_input_to_the_hybrid_gives_typed_errors() {
             .init_head(&(0..800).map(|v| v as f64).collect::<Vec<_>>(), 100, 40, &dev)
             .unwrap()
     });
-    assert!(matches!(HybridNet::new(trunk, head), Err(Error::ShapeMismatch { .. })));
+    let norm = FeatureNormalizer::new(FeatureNorm::Batch, 50, &dev);
+    assert!(matches!(HybridNet::new(trunk, norm, head), Err(Error::ShapeMismatch { .. })));
     // Fewer than two classes, and one-hot targets of the wrong width.
     assert!(matches!(
         BayesianSvmConfig::head(1).init_head(&[0.0; 400], 100, 40, &dev),

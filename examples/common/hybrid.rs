@@ -3,7 +3,7 @@
 //!
 //! Each example compiles this module on its own and uses only part of it.
 #![allow(dead_code)]
-use std::cell::RefCell;
+use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -12,10 +12,13 @@ use burn::tensor::activation::softmax;
 use burn::tensor::Device;
 use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics;
-use burn_gp::models::{BayesianSvmConfig, ClassPredictive, HingeNaturalGradient};
-use burn_gp::nets::{image_batch, Cifar10TrunkConfig, HybridNet, MnistTrunkConfig, SoftmaxNet, Trunk};
+use burn_gp::models::{BayesianSvmConfig, ClassPredictive};
+use burn_gp::nets::{
+    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, HybridConfig, HybridNet, HybridStep,
+    MnistTrunkConfig, SoftmaxNet, Trunk,
+};
 use burn_gp::tensors::to_vec;
-use burn_gp::train::{fit, fit_with_hook, History};
+use burn_gp::train::{fit, History};
 use burn_gp::Result;
 
 use super::common::{print_table, Devices, RunOptions};
@@ -96,9 +99,40 @@ pub struct HybridOptions {
     #[arg(long)]
     pub save: Option<PathBuf>,
     /// Step size ρ of the natural-gradient updates of the head's q(u) after every Adam step
-    /// (0 = train q(u) by Adam too, as the paper does; much slower to converge).
+    /// (0 = train q(u) by Adam too, as the paper does).
     #[arg(long, default_value_t = 0.02)]
     pub natural_step: f64,
+    /// How the trunk's features are normalised before the head.
+    #[arg(long, value_enum, default_value_t = NormArg::Batch)]
+    pub feature_norm: NormArg,
+    /// Write one CSV row per training step of the hybrid (loss terms, feature spread, gradient
+    /// norm, kernel and q(u) statistics) to this file.
+    #[arg(long)]
+    pub trace: Option<PathBuf>,
+}
+
+/// `--feature-norm` values (see [`FeatureNorm`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum NormArg {
+    /// Each feature standardised across the batch (running statistics at inference).
+    Batch,
+    /// As batch, with a learned scale and shift.
+    BatchAffine,
+    /// Each feature vector standardised over its entries.
+    Rows,
+    /// No normalisation.
+    None,
+}
+
+impl From<NormArg> for FeatureNorm {
+    fn from(arg: NormArg) -> Self {
+        match arg {
+            NormArg::Batch => FeatureNorm::Batch,
+            NormArg::BatchAffine => FeatureNorm::BatchAffine,
+            NormArg::Rows => FeatureNorm::Rows,
+            NormArg::None => FeatureNorm::Identity,
+        }
+    }
 }
 
 /// Test metrics of one trained network.
@@ -172,17 +206,16 @@ pub fn hybrid_scores(pred: &ClassPredictive, set: &ImageSet, vr_samples: usize, 
     })
 }
 
-/// Images `[s, C, H, W]` → the untrained trunk's features, to place the head's inducing points.
-fn feature_sample<T: Trunk>(trunk: &T, set: &ImageSet, size: usize, device: &Device) -> Result<(Vec<f64>, usize)> {
-    let step = (set.n / size.max(1)).max(1);
-    let idx: Vec<usize> = (0..set.n).step_by(step).take(size).collect();
-    let b = image_batch(set, &idx, device)?;
-    let f = trunk.features(b.images).detach();
-    let d = f.dims()[1];
-    Ok((to_vec(f), d))
+/// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
+/// `--feature-norm` and the seed.
+pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> HybridConfig {
+    HybridConfig::new(BayesianSvmConfig::head(num_classes).with_num_inducing(opts.m).with_seed(run.seed))
+        .with_natural_step(opts.natural_step)
+        .with_feature_norm(opts.feature_norm.into())
 }
 
-/// Trains the hybrid on `train`, evaluating on `test` after every epoch.
+/// Trains the hybrid on `train` by the library's recipe, evaluating on `test` after every epoch;
+/// with `--trace FILE`, writes one CSV row per step (see [`TRACE_HEADER`]).
 pub fn train_hybrid<T: Trunk>(
     trunk: T,
     train: &ImageSet,
@@ -191,14 +224,8 @@ pub fn train_hybrid<T: Trunk>(
     run: &RunOptions,
     devices: &Devices,
 ) -> Result<(HybridNet<T>, History)> {
-    let (features, d) = feature_sample(&trunk, train, 1000.min(train.n), &devices.train)?;
-    let head = BayesianSvmConfig::head(train.num_classes).with_num_inducing(opts.m).with_seed(run.seed).init_head(
-        &features,
-        d,
-        train.n,
-        &devices.train,
-    )?;
-    let net = HybridNet::new(trunk, head)?;
+    let recipe = recipe(train.num_classes, opts, run);
+    let net = recipe.init(trunk, train, &devices.train)?;
     let config = run.train_config();
     let base = devices.base.clone();
     let evaluate = |m: &HybridNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
@@ -207,36 +234,57 @@ pub fn train_hybrid<T: Trunk>(
         let hits = pred.classes().iter().zip(&labels).filter(|(a, b)| a == b).count();
         Ok(vec![("test_acc".to_string(), hits as f64 / test.n as f64)])
     };
-    let dev = devices.train.clone();
-    if opts.natural_step <= 0.0 {
-        let loss = |m: &HybridNet<T>, idx: &[usize]| {
-            let b = image_batch(train, idx, &dev)?;
-            m.loss(b.images, b.targets)
-        };
-        return fit(net, train.n, &config, loss, evaluate);
-    }
-    // q(u) by natural gradients on the features of the step's forward pass; Adam trains the rest.
-    let mut natural = HingeNaturalGradient::new(&net.head)?;
-    natural.max_step = opts.natural_step;
-    natural.min_step = opts.natural_step;
-    let mut net = net;
-    net.head.q_mu = net.head.q_mu.set_require_grad(false);
-    net.head.q_sqrt = net.head.q_sqrt.set_require_grad(false);
-    let last = RefCell::new(None);
-    let loss = |m: &HybridNet<T>, idx: &[usize]| {
-        let b = image_batch(train, idx, &dev)?;
-        let (loss, features) = m.loss_with_features(b.images, b.targets.clone())?;
-        *last.borrow_mut() = Some((features.detach(), b.targets));
-        Ok(loss)
+    let Some(path) = &opts.trace else {
+        return fit_hybrid(net, train, &recipe, &config, evaluate);
     };
-    let update = |mut m: HybridNet<T>, _idx: &[usize]| {
-        if let Some((features, targets)) = last.borrow_mut().take() {
-            m.head = natural.update(m.head, features, targets)?;
+    let io = |e: std::io::Error| burn_gp::Error::invalid("trace", format!("{}: {e}", path.display()));
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
+    writeln!(out, "{TRACE_HEADER}").map_err(io)?;
+    let mut failed = None;
+    let mut write_row = |m: &HybridNet<T>, s: &HybridStep| {
+        let variance = to_vec(m.head.kernel.params.variance.value())[0];
+        let ls = to_vec(m.head.kernel.params.lengthscales.value());
+        let q_mu = to_vec(m.head.q_mu.val());
+        let q_sqrt = to_vec(m.head.q_sqrt.val());
+        let p = m.head.num_inducing();
+        let diag: Vec<f64> = (0..q_sqrt.len() / (p * p))
+            .flat_map(|c| (0..p).map(move |i| (c, i)))
+            .map(|(c, i)| q_sqrt[c * p * p + i * p + i].abs())
+            .collect();
+        let row = format!(
+            "{},{},{:.6},{:.6},{:.6},{:.4},{:.6},{:.6},{:.6},{:.6e},{},{:.6},{:.6},{:.6},{:.6}",
+            s.at.step,
+            s.at.epoch,
+            s.loss,
+            s.data_per_image,
+            s.kl_per_image,
+            s.batch_accuracy,
+            s.raw_spread,
+            s.raw_offset,
+            s.head_spread,
+            s.trunk_grad_norm,
+            s.natural_step,
+            variance,
+            ls.iter().sum::<f64>() / ls.len() as f64,
+            (q_mu.iter().map(|v| v * v).sum::<f64>() / q_mu.len() as f64).sqrt(),
+            diag.iter().sum::<f64>() / diag.len() as f64,
+        );
+        if let Err(e) = writeln!(out, "{row}") {
+            failed.get_or_insert(e);
         }
-        Ok(m)
     };
-    fit_with_hook(net, train.n, &config, loss, update, evaluate)
+    let result = fit_hybrid_traced(net, train, &recipe, &config, evaluate, &mut write_row)?;
+    match failed {
+        Some(e) => Err(io(e)),
+        None => Ok(result),
+    }
 }
+
+/// Columns of `--trace`: step, epoch, minibatch loss (−ELBO/N), mean data term, KL/N, batch
+/// accuracy, spread and offset of the raw features, spread of the head's inputs, gradient norm over
+/// the trunk, natural-gradient step, kernel variance, mean lengthscale, RMS of q(u)'s mean, mean
+/// |diagonal| of q(u)'s Cholesky factor.
+pub const TRACE_HEADER: &str = "step,epoch,loss,data_per_image,kl_per_image,batch_acc,raw_spread,raw_offset,head_spread,trunk_grad_norm,natural_step,kernel_variance,mean_lengthscale,q_mu_rms,q_sqrt_diag";
 
 /// Trains the softmax baseline with the same trunk architecture, optimiser and budget.
 pub fn train_softmax<T: Trunk>(

@@ -23,7 +23,7 @@ pub struct RunOptions {
     /// Adam learning rate.
     #[arg(long, default_value_t = 0.01)]
     pub lr: f64,
-    /// Random seed (splits, inducing-point subset, minibatch order).
+    /// Random seed (network initialisation, splits, inducing points, minibatch order).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
     /// Data root (default: $BURN_GP_DATA, else ../shared/data).
@@ -67,6 +67,9 @@ impl RunOptions {
             Some(other) => return Err(burn_gp::Error::invalid("precision", format!("f32 or f64, got `{other}`"))),
         };
         let base = burn_gp::device::device_with_precision(&backend, precision)?;
+        // Parameter initialisation and sampling ops draw from the backend's generator: seed it so
+        // that the same --seed, backend and thread count repeat a run.
+        base.seed(self.seed);
         let train = base.clone().autodiff();
         Ok(Devices { backend, base, train })
     }

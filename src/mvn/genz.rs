@@ -149,14 +149,15 @@ pub fn genz_log_integrand_backward(
                     }
                     (ga, gl)
                 })
-                .reduce(
-                    || (vec![0.0; d], vec![0.0; d * d]),
-                    |(mut a1, mut l1), (a2, l2)| {
-                        a1.iter_mut().zip(&a2).for_each(|(x, y)| *x += y);
-                        l1.iter_mut().zip(&l2).for_each(|(x, y)| *x += y);
-                        (a1, l1)
-                    },
-                )
+                // Chunks are summed in their order, not by rayon's work-stealing tree, so the
+                // gradient is the same bit for bit at any thread count and schedule.
+                .collect::<Vec<_>>()
+                .into_iter()
+                .fold((vec![0.0; d], vec![0.0; d * d]), |(mut a1, mut l1), (a2, l2)| {
+                    a1.iter_mut().zip(&a2).for_each(|(x, y)| *x += y);
+                    l1.iter_mut().zip(&l2).for_each(|(x, y)| *x += y);
+                    (a1, l1)
+                })
         })
         .collect();
     let mut ga = Vec::with_capacity(b * d);

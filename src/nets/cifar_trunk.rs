@@ -18,12 +18,6 @@ pub struct Cifar10TrunkConfig {
     /// Width of the output features (the GP input dimension).
     #[config(default = 100)]
     pub out_dim: usize,
-    /// Standardise each feature vector (zero mean, unit variance over its entries, no learned
-    /// scale). Not in the paper, but on by default: it bounds the features, so the trunk cannot
-    /// escape a confident, still-wrong head by moving every feature to where all RBF kernel values
-    /// are 0 (spec pitfall 14), which on full MNIST it otherwise does within a hundred steps.
-    #[config(default = true)]
-    pub normalize: bool,
 }
 
 /// Three valid-padded 3×3 ReLU convolutions with two 2×2 max-pools, a ReLU fc(256), a linear fc(out_dim).
@@ -36,7 +30,6 @@ pub struct Cifar10Trunk {
     fc1: Linear,
     fc2: Linear,
     activation: Relu,
-    normalize: bool,
 }
 
 impl Cifar10TrunkConfig {
@@ -53,7 +46,6 @@ impl Cifar10TrunkConfig {
             fc1: LinearConfig::new(w * 6 * 6, 256).with_initializer(he_init()).init(device),
             fc2: LinearConfig::new(256, self.out_dim).with_initializer(he_init()).init(device),
             activation: Relu::new(),
-            normalize: self.normalize,
         }
     }
 }
@@ -71,6 +63,6 @@ impl Trunk for Cifar10Trunk {
         let x = self.pool.forward(x);
         let x = self.activation.forward(self.conv3.forward(x));
         let x = self.pool.forward(x);
-        dense_tail(x, &self.fc1, &self.fc2, self.normalize)
+        dense_tail(x, &self.fc1, &self.fc2)
     }
 }

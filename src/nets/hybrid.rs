@@ -1,38 +1,59 @@
-//! The paper's hybrid Bayesian network: a trunk followed by a multi-class Bayesian SVM head,
-//! trained end to end by one optimiser on one loss.
+//! The paper's hybrid Bayesian network: a trunk, a feature normaliser and a multi-class Bayesian
+//! SVM head, trained end to end on one loss (see [`super::HybridConfig`] for the training recipe).
 use burn::module::Module;
 use burn::tensor::Tensor;
 
-use super::Trunk;
+use super::{FeatureNormalizer, Trunk};
 use crate::error::{Error, Result};
 use crate::kernels::{Kernel, Rbf};
+use crate::likelihoods::Likelihood;
 use crate::models::{BayesianSvmHead, ClassPredictive};
 
-/// `trunk → BayesianSvmHead`: images `[B, C, H, W]` → features `[B, D]` → C Gaussian class marginals.
+/// `trunk → normaliser → BayesianSvmHead`: images `[B, C, H, W]` → features `[B, D]` → C Gaussian
+/// class marginals.
 #[derive(Module, Debug)]
 pub struct HybridNet<T: Trunk, K: Kernel = Rbf> {
     /// Feature extractor.
     pub trunk: T,
-    /// Multi-class Bayesian SVM on the features.
+    /// Normalises the trunk's features before the head (batch standardisation by default).
+    pub norm: FeatureNormalizer,
+    /// Multi-class Bayesian SVM on the normalised features.
     pub head: BayesianSvmHead<K>,
 }
 
+/// The terms of the hybrid's training objective on one minibatch (see [`HybridNet::objective`]).
+pub struct HybridObjective {
+    /// `−ELBO / N` `[1]`: the loss to minimise.
+    pub loss: Tensor<1>,
+    /// Sum over the batch of the data terms `ℓ*_n` `[1]` (unscaled).
+    pub data: Tensor<1>,
+    /// `KL(q(u) ‖ p(u))` `[1]`.
+    pub kl: Tensor<1>,
+    /// The trunk's features before normalisation `[B, D]`.
+    pub raw_features: Tensor<2>,
+    /// The head's inputs `[B, D]`.
+    pub features: Tensor<2>,
+    /// Latent class means `[B, C]`.
+    pub mean: Tensor<2>,
+}
+
 impl<T: Trunk, K: Kernel> HybridNet<T, K> {
-    /// Joins `trunk` and `head`; errors if the head's input width is not the trunk's feature width.
-    pub fn new(trunk: T, head: BayesianSvmHead<K>) -> Result<Self> {
+    /// Joins `trunk`, `norm` and `head`; errors if the head's input width is not the trunk's
+    /// feature width.
+    pub fn new(trunk: T, norm: FeatureNormalizer, head: BayesianSvmHead<K>) -> Result<Self> {
         let (d, want) = (trunk.out_dim(), head.kernel.input_dim());
         if want != Some(d) {
             return Err(Error::shape("HybridNet: head input width vs trunk feature width", want, d));
         }
-        Ok(Self { trunk, head })
+        Ok(Self { trunk, norm, head })
     }
     /// Checks that `images` is `[B, C, H, W]` with the trunk's `[C, H, W]`, `B ≥ 1`, and finite.
     pub fn check_images(&self, images: &Tensor<4>) -> Result<()> {
         check_images(&self.trunk, images)
     }
-    /// Head inputs (the trunk's features) `[B, D]`.
+    /// Head inputs (the trunk's features after the normaliser) `[B, D]`.
     pub fn features(&self, images: Tensor<4>) -> Tensor<2> {
-        self.trunk.features(images)
+        self.norm.forward(self.trunk.features(images))
     }
     /// Latent class marginals `(mean, var)` `[B, C]`.
     pub fn marginals(&self, images: Tensor<4>) -> Result<(Tensor<2>, Tensor<2>)> {
@@ -41,19 +62,26 @@ impl<T: Trunk, K: Kernel> HybridNet<T, K> {
     }
     /// `−ELBO / N` on a minibatch with one-hot targets `[B, C]`: the training loss.
     pub fn loss(&self, images: Tensor<4>, targets: Tensor<2>) -> Result<Tensor<1>> {
-        Ok(self.loss_with_features(images, targets)?.0)
+        Ok(self.objective(images, targets)?.loss)
     }
-    /// [`loss`](Self::loss) and the features `[B, D]` it was computed from (e.g. for a
-    /// natural-gradient update of the head after the optimiser step).
-    pub fn loss_with_features(&self, images: Tensor<4>, targets: Tensor<2>) -> Result<(Tensor<1>, Tensor<2>)> {
+    /// The loss `−(N/B · Σ_n ℓ*_n − KL) / N` on a minibatch with one-hot targets `[B, C]`, with its
+    /// terms and the features it was computed from (e.g. for a natural-gradient update of the head
+    /// after the optimiser step).
+    pub fn objective(&self, images: Tensor<4>, targets: Tensor<2>) -> Result<HybridObjective> {
         self.check_images(&images)?;
-        let features = self.features(images);
-        let elbo = self.head.elbo(features.clone(), targets)?;
-        Ok((elbo.neg().div_scalar(self.head.num_data as f64), features))
+        let b = images.dims()[0];
+        let raw_features = self.trunk.features(images);
+        let features = self.norm.forward(raw_features.clone());
+        crate::models::check_targets("HybridNet::objective", &targets, b, self.head.num_latent())?;
+        let (mean, var) = self.head.predict_f(features.clone())?;
+        let data = self.head.likelihood.variational_expectations(mean.clone(), var, targets).sum().reshape([1]);
+        let kl = self.head.kl_divergence();
+        let n = self.head.num_data as f64;
+        let loss = (data.clone().mul_scalar(n / b as f64) - kl.clone()).neg().div_scalar(n);
+        Ok(HybridObjective { loss, data, kl, raw_features, features, mean })
     }
     /// Per-image data terms `ℓ*_n` `[B]` (no KL): the objective an FGSM attack ascends.
     pub fn data_terms(&self, images: Tensor<4>, targets: Tensor<2>) -> Result<Tensor<1>> {
-        use crate::likelihoods::Likelihood;
         let (mean, var) = self.marginals(images)?;
         Ok(self.head.likelihood.variational_expectations(mean, var, targets))
     }

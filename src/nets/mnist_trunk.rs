@@ -20,12 +20,6 @@ pub struct MnistTrunkConfig {
     /// Width of the output features (the GP input dimension).
     #[config(default = 100)]
     pub out_dim: usize,
-    /// Standardise each feature vector (zero mean, unit variance over its entries, no learned
-    /// scale). Not in the paper, but on by default: it bounds the features, so the trunk cannot
-    /// escape a confident, still-wrong head by moving every feature to where all RBF kernel values
-    /// are 0 (spec pitfall 14), which on full MNIST it otherwise does within a hundred steps.
-    #[config(default = true)]
-    pub normalize: bool,
 }
 
 /// Two valid-padded ReLU convolutions, a 2×2 max-pool, a ReLU fc(1024) and a linear fc(out_dim).
@@ -38,7 +32,6 @@ pub struct MnistTrunk {
     fc2: Linear,
     activation: Relu,
     input: [usize; 3],
-    normalize: bool,
 }
 
 /// He (Kaiming-normal) initialisation, as the spec's hybrid smoke test prescribes.
@@ -58,7 +51,6 @@ impl MnistTrunkConfig {
             fc1: LinearConfig::new(flat, 1024).with_initializer(he_init()).init(device),
             fc2: LinearConfig::new(1024, self.out_dim).with_initializer(he_init()).init(device),
             activation: Relu::new(),
-            normalize: self.normalize,
             input: [self.channels, self.side, self.side],
         }
     }
@@ -75,6 +67,6 @@ impl Trunk for MnistTrunk {
         let x = self.activation.forward(self.conv1.forward(images));
         let x = self.activation.forward(self.conv2.forward(x));
         let x = self.pool.forward(x);
-        dense_tail(x, &self.fc1, &self.fc2, self.normalize)
+        dense_tail(x, &self.fc1, &self.fc2)
     }
 }

@@ -1,0 +1,195 @@
+//! Training a [`HybridNet`] by the library's recipe ([`HybridConfig`]): Adam on the trunk, the
+//! normaliser's scale and shift, the kernel and the inducing points; natural-gradient steps on
+//! `q(u)` after every Adam step (or Adam on `q(u)` too, with `natural_step = 0`).
+use burn::optim::{AdamConfig, GradientsParams};
+
+use super::{image_batch, HybridConfig, HybridNet, Trunk};
+use crate::data::ImageSet;
+use crate::error::{Error, Result};
+use crate::models::HingeNaturalGradient;
+use crate::optim::flatten_gradients;
+use crate::tensors::to_vec;
+use crate::train::{fit_loop, History, StepIndex, TrainConfig};
+
+/// What one training step did, for diagnosing a run (see [`fit_hybrid_traced`]).
+#[derive(Clone, Debug)]
+pub struct HybridStep {
+    /// Step number (1-based, over all epochs) and epoch.
+    pub at: StepIndex,
+    /// The minibatch loss `−ELBO / N` before the step.
+    pub loss: f64,
+    /// Mean data term `ℓ*_n` over the batch.
+    pub data_per_image: f64,
+    /// `KL(q(u) ‖ p(u)) / N`.
+    pub kl_per_image: f64,
+    /// Fraction of the batch whose largest latent mean is its label.
+    pub batch_accuracy: f64,
+    /// Spread of the trunk's raw features: the standard deviation across the batch of each
+    /// feature, averaged over features.
+    pub raw_spread: f64,
+    /// Offset of the raw features: the root mean square over features of the batch means.
+    pub raw_offset: f64,
+    /// Spread (as `raw_spread`) of the features the head sees.
+    pub head_spread: f64,
+    /// Euclidean norm of the loss gradient over the trunk's parameters.
+    pub trunk_grad_norm: f64,
+    /// Step size of this step's natural-gradient update of `q(u)` (0 with Adam only).
+    pub natural_step: f64,
+}
+
+/// Trains `net` on `train` for `config.epochs` epochs of shuffled minibatches (`config.seed`),
+/// by the recipe `recipe`; `evaluate(model, epoch)` runs after every epoch on the model without
+/// autodiff and returns named metrics for the progress line and the [`History`].
+///
+/// `net` lives on an autodiff device (see [`HybridConfig::init`]). For a run that repeats bit for
+/// bit, seed the device before the trunk is built (`device.seed(seed)`) and keep the thread count.
+pub fn fit_hybrid<T, E>(
+    net: HybridNet<T>,
+    train: &ImageSet,
+    recipe: &HybridConfig,
+    config: &TrainConfig,
+    evaluate: E,
+) -> Result<(HybridNet<T>, History)>
+where
+    T: Trunk,
+    E: FnMut(&HybridNet<T>, usize) -> Result<Vec<(String, f64)>>,
+{
+    train_hybrid_loop(net, train, recipe, config, evaluate, None)
+}
+
+/// As [`fit_hybrid`], calling `trace(model, step)` after every step with the model after the
+/// step and what the step did (the gradient norm over the trunk costs one read-back per step).
+pub fn fit_hybrid_traced<T, E>(
+    net: HybridNet<T>,
+    train: &ImageSet,
+    recipe: &HybridConfig,
+    config: &TrainConfig,
+    evaluate: E,
+    trace: &mut dyn FnMut(&HybridNet<T>, &HybridStep),
+) -> Result<(HybridNet<T>, History)>
+where
+    T: Trunk,
+    E: FnMut(&HybridNet<T>, usize) -> Result<Vec<(String, f64)>>,
+{
+    train_hybrid_loop(net, train, recipe, config, evaluate, Some(trace))
+}
+
+/// The per-step callback of [`fit_hybrid_traced`].
+type StepTrace<'a, T> = dyn FnMut(&HybridNet<T>, &HybridStep) + 'a;
+
+fn train_hybrid_loop<T, E>(
+    mut net: HybridNet<T>,
+    train: &ImageSet,
+    recipe: &HybridConfig,
+    config: &TrainConfig,
+    evaluate: E,
+    mut trace: Option<&mut StepTrace<'_, T>>,
+) -> Result<(HybridNet<T>, History)>
+where
+    T: Trunk,
+    E: FnMut(&HybridNet<T>, usize) -> Result<Vec<(String, f64)>>,
+{
+    recipe.validate()?;
+    if train.num_classes != net.head.num_latent() {
+        return Err(Error::invalid(
+            "train",
+            format!("{} classes, but the head has {}", train.num_classes, net.head.num_latent()),
+        ));
+    }
+    let device = net.head.q_mu.val().device();
+    let mut natural = if recipe.natural_step > 0.0 {
+        let mut natural = HingeNaturalGradient::new(&net.head)?;
+        natural.max_step = recipe.natural_step;
+        natural.min_step = recipe.natural_step;
+        net.head.q_mu = net.head.q_mu.set_require_grad(false);
+        net.head.q_sqrt = net.head.q_sqrt.set_require_grad(false);
+        Some(natural)
+    } else {
+        None
+    };
+    let mut optim = AdamConfig::new().init();
+    let step = |net: HybridNet<T>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T>, f64)> {
+        let batch = image_batch(train, idx, &device)?;
+        let objective = net.objective(batch.images, batch.targets.clone())?;
+        let loss = objective.loss.clone().into_scalar::<f64>();
+        if !loss.is_finite() {
+            return Err(Error::invalid(
+                "objective",
+                format!("became {loss} at epoch {}, step {}; try a smaller lr", at.epoch, at.step),
+            ));
+        }
+        let grads = GradientsParams::from_grads(objective.loss.backward(), &net);
+        let trunk_grad_norm = if trace.is_some() {
+            flatten_gradients(&net.trunk, &grads).iter().map(|g| g * g).sum::<f64>().sqrt()
+        } else {
+            0.0
+        };
+        let mut net = optim.step(config.lr, net, grads);
+        let rho = match natural.as_mut() {
+            Some(natural) => {
+                let rho = natural.step_size();
+                net.head = natural.update(net.head, objective.features.clone().detach(), batch.targets)?;
+                rho
+            }
+            None => 0.0,
+        };
+        if let Some(trace) = trace.as_mut() {
+            let n = net.head.num_data as f64;
+            let record = HybridStep {
+                at,
+                loss,
+                data_per_image: objective.data.into_scalar::<f64>() / idx.len() as f64,
+                kl_per_image: objective.kl.into_scalar::<f64>() / n,
+                batch_accuracy: batch_accuracy(&to_vec(objective.mean.detach()), &batch.label_values),
+                raw_spread: spread(&to_vec(objective.raw_features.clone().detach()), idx.len()),
+                raw_offset: offset(&to_vec(objective.raw_features.detach()), idx.len()),
+                head_spread: spread(&to_vec(objective.features.detach()), idx.len()),
+                trunk_grad_norm,
+                natural_step: rho,
+            };
+            trace(&net, &record);
+        }
+        Ok((net, loss))
+    };
+    fit_loop(net, train.n, config, "obj", step, evaluate)
+}
+
+/// Fraction of rows of `mean` `[B, C]` whose largest entry is at the row's label.
+fn batch_accuracy(mean: &[f64], labels: &[usize]) -> f64 {
+    let c = mean.len() / labels.len().max(1);
+    let hits = labels
+        .iter()
+        .enumerate()
+        .filter(|&(i, &label)| {
+            let row = &mean[i * c..(i + 1) * c];
+            (0..c).fold(0, |best, k| if row[k] > row[best] { k } else { best }) == label
+        })
+        .count();
+    hits as f64 / labels.len().max(1) as f64
+}
+
+/// Per-column means and standard deviations of a row-major `[b, d]` matrix.
+fn column_moments(x: &[f64], b: usize) -> (Vec<f64>, Vec<f64>) {
+    let d = x.len() / b.max(1);
+    let mut mean = vec![0.0; d];
+    for row in x.chunks(d) {
+        mean.iter_mut().zip(row).for_each(|(m, v)| *m += v / b as f64);
+    }
+    let mut var = vec![0.0; d];
+    for row in x.chunks(d) {
+        var.iter_mut().zip(row.iter().zip(&mean)).for_each(|(s, (v, m))| *s += (v - m).powi(2) / b as f64);
+    }
+    (mean, var.into_iter().map(f64::sqrt).collect())
+}
+
+/// Standard deviation across the batch of each feature, averaged over features.
+fn spread(x: &[f64], b: usize) -> f64 {
+    let (_, sd) = column_moments(x, b);
+    sd.iter().sum::<f64>() / sd.len().max(1) as f64
+}
+
+/// Root mean square over features of the batch means.
+fn offset(x: &[f64], b: usize) -> f64 {
+    let (mean, _) = column_moments(x, b);
+    (mean.iter().map(|m| m * m).sum::<f64>() / mean.len().max(1) as f64).sqrt()
+}
