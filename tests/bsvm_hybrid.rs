@@ -12,6 +12,7 @@ use burn_gp::nets::{
     fit_hybrid, image_batch, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, HybridConfig, HybridNet,
     MnistTrunkConfig, Trunk,
 };
+use burn_gp::tensors::to_vec;
 use burn_gp::train::TrainConfig;
 use burn_gp::Error;
 use rand::rngs::StdRng;
@@ -153,4 +154,79 @@ fn bad_input_to_the_hybrid_gives_typed_errors() {
     let b = image_batch(&set, &idx, &dev).unwrap();
     let bad_targets = Tensor::<2>::zeros([2, 3], &dev);
     assert!(matches!(net.loss(b.images, bad_targets), Err(Error::ShapeMismatch { .. })));
+}
+
+/// Column means and variances (biased) of a row-major `[r, c]` matrix.
+fn column_moments(x: &[f64], c: usize) -> (Vec<f64>, Vec<f64>) {
+    let r = x.len() / c;
+    let mean: Vec<f64> = (0..c).map(|j| (0..r).map(|i| x[i * c + j]).sum::<f64>() / r as f64).collect();
+    let var = (0..c).map(|j| (0..r).map(|i| (x[i * c + j] - mean[j]).powi(2)).sum::<f64>() / r as f64).collect();
+    (mean, var)
+}
+
+#[test]
+fn feature_normaliser_standardises_batches_and_keeps_running_statistics() {
+    let dev = device().autodiff();
+    let (r, c) = (16, 5);
+    let values: Vec<f32> = (0..r * c).map(|k| ((k * 37 % 23) as f32 - 7.0) * (1.0 + (k % c) as f32)).collect();
+    let x = Tensor::<2>::from_data(burn::tensor::TensorData::new(values.clone(), [r, c]), &dev);
+    let (mean, var) = column_moments(&values.iter().map(|&v| v as f64).collect::<Vec<_>>(), c);
+    // Training mode: every column of the output has mean 0 and variance 1 (up to ε = 1e-5).
+    let mut norm = FeatureNormalizer::new(FeatureNorm::Batch, c, &dev);
+    let out = to_vec(norm.forward(x.clone()));
+    let (m_out, v_out) = column_moments(&out, c);
+    assert!(
+        m_out.iter().all(|m| m.abs() < 1e-4) && v_out.iter().all(|v| (v - 1.0).abs() < 1e-3),
+        "{m_out:?} {v_out:?}"
+    );
+    // The scale and shift of the default kind take no gradient; those of BatchAffine do.
+    let grads = norm.forward(x.clone().require_grad()).powi_scalar(3).sum().backward();
+    let params = burn::optim::GradientsParams::from_grads(grads, &norm);
+    assert!(params.is_empty(), "FeatureNorm::Batch must have no trainable parameters");
+    let affine = FeatureNormalizer::new(FeatureNorm::BatchAffine, c, &dev);
+    let grads = affine.forward(x.clone().require_grad()).powi_scalar(3).sum().backward();
+    assert_eq!(burn::optim::GradientsParams::from_grads(grads, &affine).len(), 2);
+    // Started from a sample, inference uses that sample's statistics: (x − mean)/√(var + ε).
+    let _ = norm.start_from_sample(x.clone());
+    let inferred = to_vec(norm.valid().forward(x.clone().inner()));
+    for (k, (&got, &v)) in inferred.iter().zip(&values).enumerate() {
+        let want = (v as f64 - mean[k % c]) / (var[k % c] + 1e-5).sqrt();
+        assert!((got - want).abs() < 1e-4 * (1.0 + want.abs()), "entry {k}: {got} vs {want}");
+    }
+    // Rows: each row standardised over its entries; Identity: unchanged.
+    let rows = to_vec(FeatureNormalizer::new(FeatureNorm::Rows, c, &dev).forward(x.clone()));
+    for row in rows.chunks(c) {
+        let m = row.iter().sum::<f64>() / c as f64;
+        assert!(m.abs() < 1e-4, "row mean {m}");
+    }
+    let same = to_vec(FeatureNormalizer::new(FeatureNorm::Identity, c, &dev).forward(x));
+    assert!(same.iter().zip(&values).all(|(a, &b)| *a == b as f64), "identity changed the features");
+}
+
+#[test]
+fn a_saved_hybrid_loads_with_its_normaliser_statistics() {
+    let dev = device();
+    let set = squares(120, 4);
+    let build = |set: &ImageSet| {
+        let head = BayesianSvmConfig::head(10).with_num_inducing(16);
+        HybridConfig::new(head).with_init_images(120).init(
+            MnistTrunkConfig::new().with_out_dim(20).init(&dev),
+            set,
+            &dev,
+        )
+    };
+    let net = build(&set).unwrap().valid();
+    let idx: Vec<usize> = (0..10).collect();
+    let images = image_batch(&set, &idx, &dev).unwrap().images;
+    let before = to_vec(net.marginals(images.clone()).unwrap().0);
+    let path = std::env::temp_dir().join(format!("burn_gp_hybrid_{}.bpk", std::process::id()));
+    net.save_file(&path).expect("save");
+    // Another network (other weights, inducing points and running statistics) with the loaded record.
+    let fresh = build(&squares(120, 9)).unwrap().valid();
+    assert!(to_vec(fresh.marginals(images.clone()).unwrap().0) != before, "the fresh network must differ");
+    let loaded = fresh.load_file(&path);
+    // Burn reads the file's tensors lazily: remove it only after they are used.
+    let after = to_vec(loaded.marginals(images).unwrap().0);
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(after, before);
 }

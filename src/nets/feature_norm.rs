@@ -68,9 +68,11 @@ impl FeatureNormalizer {
         }
     }
 
-    /// Sets the running statistics (batch kinds) to those of `sample` `[s, D]` and returns the
-    /// sample as the head sees it while training.
-    pub(crate) fn start_from_sample(&mut self, sample: Tensor<2>) -> Tensor<2> {
+    /// Sets the running statistics (batch kinds) to those of `sample` `[s, D]`, features of
+    /// training inputs from the untrained network, and returns the sample as the head sees it while
+    /// training: [`HybridConfig::init`](super::HybridConfig::init) places the head's inducing points
+    /// on it.
+    pub fn start_from_sample(&mut self, sample: Tensor<2>) -> Tensor<2> {
         match self.batch.as_mut() {
             Some(norm) => {
                 let mean = sample.clone().mean_dim(0);
