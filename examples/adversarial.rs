@@ -77,8 +77,7 @@ fn vr_limit(pred: &burn_gp::models::ClassPredictive) -> Vec<f64> {
 }
 
 fn main() {
-    let args: Args =
-        common::parse_with_defaults(&[("batch", "128"), ("epochs", "3"), ("lr", "0.001"), ("precision", "f32")]);
+    let args: Args = common::parse_with_defaults(hybrid::HYBRID_DEFAULTS);
     common::exit_on_error(run(&args));
 }
 

@@ -180,6 +180,7 @@ fn run(args: Args) -> Result<()> {
                     lr: 1.0,
                     seed: args.seed,
                     progress: args.opts.progress(),
+                    ..Default::default()
                 };
                 let mut optim = Adadelta::new(0.9, 1e-5).init();
                 // Adadelta on the minibatch estimate of −ELBO itself (data term scaled by N/|B|), as

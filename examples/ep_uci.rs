@@ -201,6 +201,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 lr: args.svi_lr,
                 seed,
                 progress: !args.opts.no_progress,
+                ..Default::default()
             };
             let (model, _) = fit(
                 model,

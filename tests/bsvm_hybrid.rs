@@ -66,7 +66,7 @@ fn hybrid_learns_synthetic_squares_end_to_end() {
     let set = squares(1000, 1);
     let recipe = HybridConfig::classes(10).with_init_images(200);
     let net = recipe.init(MnistTrunkConfig::new().init(&dev), &set, &dev).unwrap();
-    let config = TrainConfig { epochs: 3, batch_size: 32, lr: 5e-4, seed: 0, progress: false };
+    let config = TrainConfig { epochs: 3, batch_size: 32, lr: 5e-4, seed: 0, progress: false, ..Default::default() };
     let (net, history) =
         fit_hybrid(net, &set, &recipe, &config, |m, _| Ok(vec![("acc".into(), accuracy(m, &set))])).unwrap();
     let losses: Vec<f64> = history.records.iter().map(|r| r.objective).collect();

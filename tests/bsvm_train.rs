@@ -115,7 +115,7 @@ fn separable_toy_set_is_learned_by_adam_and_uncertainty_grows_off_distribution()
     let n = y.len();
     let xt = t2(x.clone(), n, 2, &dev);
     let yt = one_hot(&y, 3, &dev).unwrap();
-    let config = TrainConfig { epochs: 2000, batch_size: n, lr: 1e-2, seed: 0, progress: false };
+    let config = TrainConfig { epochs: 2000, batch_size: n, lr: 1e-2, seed: 0, progress: false, ..Default::default() };
     let (model, history) =
         fit(toy_model(&x, n, &dev), n, &config, |m, idx| m.minibatch_loss(&xt, &yt, idx), |_, _| Ok(vec![])).unwrap();
     let final_loss = history.records.last().unwrap().objective;
@@ -173,7 +173,7 @@ fn two_class_model_is_no_better_than_the_binary_model_and_decides_alike() {
     // Binary targets: 1 for class 0 (y′ = +1 ⇔ g = f₀ − f₁ > 0).
     let yb = t2(y.iter().map(|&c| if c == 0 { 1.0 } else { 0.0 }).collect(), n, 1, &ad);
     let xa = t2(x.clone(), n, 2, &ad);
-    let config = TrainConfig { epochs: 3000, batch_size: n, lr: 2e-2, seed: 0, progress: false };
+    let config = TrainConfig { epochs: 3000, batch_size: n, lr: 2e-2, seed: 0, progress: false, ..Default::default() };
     let (binary, _) = fit(binary, n, &config, |m, idx| m.minibatch_loss(&xa, &yb, idx), |_, _| Ok(vec![])).unwrap();
     let binary = binary.valid();
     let o_bin = scalar(binary.elbo(xt.clone(), t2(host(yb.inner()), n, 1, &dev)).unwrap());
@@ -212,7 +212,7 @@ fn tabular_accuracy(table: burn_gp::data::ClassTable) -> f64 {
     let nt = y_train.len();
     let xt = t2(x_train, nt, d, &dev);
     let yt = one_hot(&y_train, classes, &dev).unwrap();
-    let config = TrainConfig { epochs: 300, batch_size: 128, lr: 1e-2, seed: 0, progress: false };
+    let config = TrainConfig { epochs: 300, batch_size: 128, lr: 1e-2, seed: 0, progress: false, ..Default::default() };
     let (model, _) = fit(model, nt, &config, |m, idx| m.minibatch_loss(&xt, &yt, idx), |_, _| Ok(vec![])).unwrap();
     let base = device();
     let (m, v) = model.valid().predict_f(t2(x_test, y_test.len(), d, &base)).unwrap();

@@ -1003,7 +1003,7 @@ fn training_increases_the_energy_and_the_test_likelihood() {
     };
     let f0 = scalar(model.valid().energy(col(&x, &device()), col(&y, &device())).unwrap());
     let ll0 = test_ll(&model);
-    let train = TrainConfig { epochs: 40, batch_size: 20, lr: 0.02, seed: 3, progress: false };
+    let train = TrainConfig { epochs: 40, batch_size: 20, lr: 0.02, seed: 3, progress: false, ..Default::default() };
     let (model, history) = model.fit(&xa, &ya, &train, |_, _| Ok(vec![])).unwrap();
     let f1 = scalar(model.valid().energy(col(&x, &device()), col(&y, &device())).unwrap());
     let ll1 = test_ll(&model);
@@ -1055,7 +1055,7 @@ fn non_finite_energy_stops_training_naming_step_and_parameter() {
     let ad = ad_device();
     let (x, y) = step_data(20, 4);
     let cfg = DeepGpConfig::new(1).with_num_inducing(5);
-    let train = TrainConfig { epochs: 2, batch_size: 10, lr: 0.01, seed: 0, progress: false };
+    let train = TrainConfig { epochs: 2, batch_size: 10, lr: 0.01, seed: 0, progress: false, ..Default::default() };
     for target in ["blocks.1.gp.t", "blocks.0.gp.r_raw"] {
         let model = cfg.init(&x, &y, 20, 1, &ad).unwrap();
         let mut mapper = SetEntry { path: Vec::new(), target: target.to_string(), index: 1, value: f64::NAN };
@@ -1430,7 +1430,7 @@ fn t22_dgp_beats_gp_on_a_step_function() {
     let (x, y) = step_data(200, 220);
     let (xt, yt) = step_data(100, 230);
     let epochs = 250; // 1000 Adam steps of 50 points (the spec suggests 2000; 1000 keep the test cheap)
-    let train = TrainConfig { epochs, batch_size: 50, lr: 0.01, seed: 5, progress: false };
+    let train = TrainConfig { epochs, batch_size: 50, lr: 0.01, seed: 5, progress: false, ..Default::default() };
     let mut results = Vec::new();
     for hidden in [vec![], vec![2]] {
         let cfg = DeepGpConfig::new(1).with_hidden(hidden.clone()).with_num_inducing(20).with_seed(7);

@@ -13,7 +13,7 @@ use burn_gp::train::{fit, TrainConfig};
 use common::*;
 
 fn quiet(epochs: usize, batch_size: usize, lr: f64) -> TrainConfig {
-    TrainConfig { epochs, batch_size, lr, seed: 0, progress: false }
+    TrainConfig { epochs, batch_size, lr, seed: 0, progress: false, ..Default::default() }
 }
 
 #[test]

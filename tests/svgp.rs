@@ -141,7 +141,14 @@ fn adam_training_increases_the_elbo_and_approaches_the_exact_gp() {
         )
         .unwrap();
     let start = scalar(model.elbo(x.clone(), y.clone()).unwrap());
-    let cfg = burn_gp::train::TrainConfig { epochs: 60, batch_size: 50, lr: 0.03, seed: 1, progress: false };
+    let cfg = burn_gp::train::TrainConfig {
+        epochs: 60,
+        batch_size: 50,
+        lr: 0.03,
+        seed: 1,
+        progress: false,
+        ..Default::default()
+    };
     let xi = x.clone();
     let yi = y.clone();
     let (model, hist) =
@@ -193,7 +200,14 @@ fn chunked_prediction_equals_full_prediction_and_history_writes_csv() {
             &dev,
         )
         .unwrap();
-    let cfg = burn_gp::train::TrainConfig { epochs: 3, batch_size: 16, lr: 0.05, seed: 2, progress: false };
+    let cfg = burn_gp::train::TrainConfig {
+        epochs: 3,
+        batch_size: 16,
+        lr: 0.05,
+        seed: 2,
+        progress: false,
+        ..Default::default()
+    };
     let (model, hist) = burn_gp::train::fit(
         model,
         data.n,
@@ -235,7 +249,14 @@ fn trained_model_round_trips_through_a_burnpack_file() {
             )
             .unwrap()
     };
-    let cfg = burn_gp::train::TrainConfig { epochs: 5, batch_size: 10, lr: 0.05, seed: 4, progress: false };
+    let cfg = burn_gp::train::TrainConfig {
+        epochs: 5,
+        batch_size: 10,
+        lr: 0.05,
+        seed: 4,
+        progress: false,
+        ..Default::default()
+    };
     let (trained, _) =
         burn_gp::train::fit(build(&dev), data.n, &cfg, |m, idx| m.minibatch_loss(&x, &y, idx), |_, _| Ok(vec![]))
             .unwrap();

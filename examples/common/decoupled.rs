@@ -138,7 +138,10 @@ fn train_config(s: &Settings, n: usize, batch: usize, iterations: usize) -> (Tra
     let batch = batch.min(n);
     let per_epoch = n.div_ceil(batch);
     let epochs = iterations.div_ceil(per_epoch).max(1);
-    (TrainConfig { epochs, batch_size: batch, lr: s.lr, seed: s.seed, progress: s.progress }, epochs * per_epoch)
+    (
+        TrainConfig { epochs, batch_size: batch, lr: s.lr, seed: s.seed, progress: s.progress, ..Default::default() },
+        epochs * per_epoch,
+    )
 }
 
 /// Training tensors, the test set and the schedule.

@@ -23,6 +23,11 @@ use burn_gp::Result;
 
 use super::common::{print_table, Devices, RunOptions};
 
+/// The hybrid examples' defaults, the library's training recipe ([`HybridConfig::train_config`]):
+/// batch 128, 3 epochs, Adam at 1e-3 annealed along half a cosine to 0, f32.
+pub const HYBRID_DEFAULTS: &[(&str, &str)] =
+    &[("batch", "128"), ("epochs", "3"), ("lr", "0.001"), ("lr_final_fraction", "0"), ("precision", "f32")];
+
 /// Command line of the hybrid examples.
 #[derive(clap::Parser, Debug)]
 pub struct HybridArgs {
@@ -58,8 +63,7 @@ impl ImageData {
 /// Parses the command line (with the hybrids' defaults: batch 128, 3 epochs, lr 1e-3, f32), loads
 /// `data` and runs the comparison; exits with status 1 and a one-line message on error.
 pub fn main(example: &str, data: ImageData) {
-    let args: HybridArgs =
-        super::common::parse_with_defaults(&[("batch", "128"), ("epochs", "3"), ("lr", "0.001"), ("precision", "f32")]);
+    let args: HybridArgs = super::common::parse_with_defaults(HYBRID_DEFAULTS);
     super::common::exit_on_error((|| {
         let root = data_root(args.run.data.as_deref())?;
         match data {

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use burn::tensor::Device;
-use burn_gp::train::TrainConfig;
+use burn_gp::train::{LrSchedule, TrainConfig};
 
 /// Every example allocates with mimalloc: see `[dev-dependencies]` in Cargo.toml.
 #[global_allocator]
@@ -23,6 +23,10 @@ pub struct RunOptions {
     /// Adam learning rate.
     #[arg(long, default_value_t = 0.01)]
     pub lr: f64,
+    /// Anneal the learning rate along half a cosine to this fraction of --lr at the last step
+    /// (default: constant; 1 = constant).
+    #[arg(long)]
+    pub lr_final_fraction: Option<f64>,
     /// Random seed (network initialisation, splits, inducing points, minibatch order).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -82,6 +86,10 @@ impl RunOptions {
             lr: self.lr,
             seed: self.seed,
             progress: !self.no_progress && !self.json,
+            schedule: match self.lr_final_fraction {
+                Some(final_fraction) => LrSchedule::Cosine { final_fraction },
+                None => LrSchedule::Constant,
+            },
         }
     }
 

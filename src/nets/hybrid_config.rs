@@ -8,6 +8,7 @@ use crate::data::ImageSet;
 use crate::error::Error;
 use crate::models::BayesianSvmConfig;
 use crate::tensors::to_vec;
+use crate::train::{LrSchedule, TrainConfig};
 
 /// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
 type GpResult<T> = crate::error::Result<T>;
@@ -19,7 +20,9 @@ type GpResult<T> = crate::error::Result<T>;
 /// ([`FeatureNorm::Batch`]), the head's inducing points and lengthscales placed on the normalised
 /// features of `init_images` training images of the untrained network, `q(u)` trained by
 /// natural-gradient steps of size `natural_step` after every Adam step on the rest.
-/// `natural_step = 0` trains `q(u)` by Adam as well, as the paper does.
+/// `natural_step = 0` trains `q(u)` by Adam as well, as the paper does. Train with
+/// [`train_config`](Self::train_config): Adam at 1e-3 on batches of 128, the learning rate annealed
+/// along half a cosine to 0 over the run.
 #[derive(Config, Debug)]
 pub struct HybridConfig {
     /// The Bayesian SVM head (classes, inducing points, initial `q(u)`, seed); see
@@ -41,6 +44,21 @@ impl HybridConfig {
     /// The default recipe for a `num_classes`-way head.
     pub fn classes(num_classes: usize) -> Self {
         Self::new(BayesianSvmConfig::head(num_classes))
+    }
+
+    /// The optimiser settings of the recipe for `epochs` epochs: batches of 128, Adam at 1e-3
+    /// annealed along half a cosine to 0 at the last step, minibatch order from `seed`. On MNIST
+    /// the annealing took the 3-epoch hybrid from 0.9899 to 0.9932 test accuracy on the seed where
+    /// the constant rate did worst (`docs/results/hybrid_reliability.md`).
+    pub fn train_config(&self, epochs: usize, seed: u64) -> TrainConfig {
+        TrainConfig {
+            epochs,
+            batch_size: 128,
+            lr: 1e-3,
+            seed,
+            progress: true,
+            schedule: LrSchedule::Cosine { final_fraction: 0.0 },
+        }
     }
 
     /// Checks the settings that [`BayesianSvmConfig`] does not.

@@ -124,7 +124,7 @@ where
         } else {
             0.0
         };
-        let mut net = optim.step(config.lr, net, grads);
+        let mut net = optim.step(config.lr_at(at), net, grads);
         let rho = match natural.as_mut() {
             Some(natural) => {
                 let rho = natural.step_size();

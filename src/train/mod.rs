@@ -3,4 +3,4 @@ mod history;
 mod trainer;
 
 pub use history::{EpochRecord, History};
-pub use trainer::{fit, fit_loop, fit_with_hook, StepIndex, TrainConfig};
+pub use trainer::{fit, fit_loop, fit_with_hook, LrSchedule, StepIndex, TrainConfig};

@@ -23,11 +23,58 @@ pub struct TrainConfig {
     pub seed: u64,
     /// Show a progress bar on stderr.
     pub progress: bool,
+    /// How the learning rate moves over the run (constant by default).
+    pub schedule: LrSchedule,
 }
 
 impl Default for TrainConfig {
     fn default() -> Self {
-        Self { epochs: 10, batch_size: 256, lr: 0.01, seed: 0, progress: true }
+        Self { epochs: 10, batch_size: 256, lr: 0.01, seed: 0, progress: true, schedule: LrSchedule::Constant }
+    }
+}
+
+/// How the learning rate moves over a run of [`fit_loop`].
+#[derive(Clone, Copy, Debug, PartialEq, Default)]
+pub enum LrSchedule {
+    /// `lr` at every step.
+    #[default]
+    Constant,
+    /// Half a cosine from `lr` at the first step to `lr · final_fraction` at the last step of the
+    /// run (cosine annealing without restarts).
+    Cosine {
+        /// The last step's learning rate as a fraction of `lr`, in `[0, 1]`.
+        final_fraction: f64,
+    },
+}
+
+impl TrainConfig {
+    /// The learning rate of the step `at` (see [`LrSchedule`]).
+    pub fn lr_at(&self, at: StepIndex) -> f64 {
+        match self.schedule {
+            LrSchedule::Constant => self.lr,
+            LrSchedule::Cosine { final_fraction } => {
+                let t = (at.step.saturating_sub(1)) as f64 / (at.steps.saturating_sub(1)).max(1) as f64;
+                let fraction =
+                    final_fraction + (1.0 - final_fraction) * 0.5 * (1.0 + (std::f64::consts::PI * t.min(1.0)).cos());
+                self.lr * fraction
+            }
+        }
+    }
+
+    /// Checks the learning rate and the schedule.
+    pub fn validate(&self) -> Result<()> {
+        if !(self.lr > 0.0 && self.lr.is_finite()) {
+            return Err(Error::invalid("lr", format!("must be positive, got {}", self.lr)));
+        }
+        if let LrSchedule::Cosine { final_fraction } = self.schedule {
+            if !(final_fraction.is_finite() && (0.0..=1.0).contains(&final_fraction)) {
+                return Err(Error::invalid(
+                    "schedule",
+                    format!("final_fraction must be in [0, 1], got {final_fraction}"),
+                ));
+            }
+        }
+        Ok(())
     }
 }
 
@@ -73,19 +120,22 @@ where
             ));
         }
         let grads = GradientsParams::from_grads(l.backward(), &model);
-        let model = optim.step(config.lr, model, grads);
+        let model = optim.step(config.lr_at(at), model, grads);
         Ok((after_step(model, batch)?, value))
     };
     fit_loop(model, n, config, "obj", step, evaluate)
 }
 
-/// Where a training step is: 1-based step over the whole run, and 1-based epoch.
+/// Where a training step is: 1-based step over the whole run, 1-based epoch, and the run's
+/// number of steps.
 #[derive(Clone, Copy, Debug)]
 pub struct StepIndex {
     /// Step number, counted over all epochs.
     pub step: usize,
     /// Epoch number.
     pub epoch: usize,
+    /// Steps in the whole run.
+    pub steps: usize,
 }
 
 /// The epoch loop every trainer shares: shuffled minibatches of `0..n`, a progress bar, evaluation
@@ -105,9 +155,7 @@ where
     S: FnMut(M, &[usize], StepIndex) -> Result<(M, f64)>,
     E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
 {
-    if !(config.lr > 0.0 && config.lr.is_finite()) {
-        return Err(Error::invalid("lr", format!("must be positive, got {}", config.lr)));
-    }
+    config.validate()?;
     let mut batches = MiniBatches::new(n, config.batch_size, config.seed)?;
     let steps = batches.batches_per_epoch();
     let bar = if config.progress {
@@ -129,7 +177,8 @@ where
         let mut total = 0.0;
         for batch in batches.next_epoch() {
             step_number += 1;
-            let (next, value) = step(model, &batch, StepIndex { step: step_number, epoch })?;
+            let (next, value) =
+                step(model, &batch, StepIndex { step: step_number, epoch, steps: steps * config.epochs })?;
             model = next;
             total += value * batch.len() as f64;
             bar.inc(1);
@@ -157,4 +206,38 @@ where
     }
     bar.finish();
     Ok((model, history))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(step: usize, steps: usize) -> StepIndex {
+        StepIndex { step, epoch: 1, steps }
+    }
+
+    #[test]
+    fn cosine_schedule_runs_from_lr_to_its_final_fraction() {
+        let config =
+            TrainConfig { lr: 0.2, schedule: LrSchedule::Cosine { final_fraction: 0.1 }, ..Default::default() };
+        assert_eq!(config.lr_at(at(1, 101)), 0.2);
+        assert!((config.lr_at(at(101, 101)) - 0.02).abs() < 1e-15);
+        // Half-way the cosine is at its midpoint: lr·(1 + f)/2.
+        assert!((config.lr_at(at(51, 101)) - 0.11).abs() < 1e-15);
+        // A quarter of the way: lr·(f + (1 − f)(1 + cos(π/4))/2).
+        let quarter = 0.2 * (0.1 + 0.9 * 0.5 * (1.0 + std::f64::consts::FRAC_1_SQRT_2));
+        assert!((config.lr_at(at(26, 101)) - quarter).abs() < 1e-15);
+        // A one-step run stays at lr; the constant schedule ignores the step.
+        assert_eq!(config.lr_at(at(1, 1)), 0.2);
+        assert_eq!(TrainConfig { lr: 0.2, ..Default::default() }.lr_at(at(77, 101)), 0.2);
+    }
+
+    #[test]
+    fn a_final_fraction_outside_zero_to_one_is_refused() {
+        for bad in [-0.1, 1.5, f64::NAN] {
+            let config = TrainConfig { schedule: LrSchedule::Cosine { final_fraction: bad }, ..Default::default() };
+            assert!(matches!(config.validate(), Err(Error::InvalidArgument { .. })), "{bad}");
+        }
+        assert!(TrainConfig { lr: 0.0, ..Default::default() }.validate().is_err());
+    }
 }

@@ -24,7 +24,7 @@ fn normals(n: usize, seed: u64) -> Vec<f64> {
 }
 
 fn quiet(epochs: usize, batch_size: usize, lr: f64) -> TrainConfig {
-    TrainConfig { epochs, batch_size, lr, seed: 0, progress: false }
+    TrainConfig { epochs, batch_size, lr, seed: 0, progress: false, ..Default::default() }
 }
 
 /// Test log-likelihood and 95% coverage of Gaussian predictions.

@@ -93,7 +93,14 @@ impl DeepGpConfig {
     }
     /// The trainer settings for `n` training points.
     pub fn train_config(&self, n: usize, progress: bool) -> TrainConfig {
-        TrainConfig { epochs: self.epochs_for(n), batch_size: self.batch_size, lr: self.lr, seed: self.seed, progress }
+        TrainConfig {
+            epochs: self.epochs_for(n),
+            batch_size: self.batch_size,
+            lr: self.lr,
+            seed: self.seed,
+            progress,
+            ..Default::default()
+        }
     }
     /// Checks the architecture and numeric settings (data-independent checks).
     pub fn validate(&self) -> crate::error::Result<()> {

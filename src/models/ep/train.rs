@@ -180,6 +180,7 @@ impl<K: Kernel> EpGpClassifier<K> {
             lr: 1.0,
             seed: config.seed,
             progress: config.progress,
+            ..Default::default()
         };
         let mut optim = if minibatch {
             Adadelta::new(config.adadelta_rho, config.adadelta_epsilon).init()

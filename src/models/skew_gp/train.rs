@@ -293,6 +293,7 @@ fn train<K: Kernel>(
         lr: config.lr,
         seed: config.seed.wrapping_add(run),
         progress: config.progress,
+        ..Default::default()
     };
     let finite = |m: SkewGp<K>, at: StepIndex| -> Result<SkewGp<K>> {
         match flatten_params(&m).iter().position(|v| !v.is_finite()) {
