@@ -88,7 +88,7 @@ fn class_inputs(context: &str, probs: &[f64], k: usize, labels: &[usize]) -> Res
 }
 
 /// Index of the largest value (the first on ties).
-fn argmax(row: &[f64]) -> usize {
+pub(crate) fn argmax(row: &[f64]) -> usize {
     row.iter().enumerate().fold(0, |best, (c, &p)| if p > row[best] { c } else { best })
 }
 

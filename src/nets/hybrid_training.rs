@@ -6,6 +6,7 @@ use burn::optim::{AdamConfig, GradientsParams};
 use super::{image_batch, HybridConfig, HybridNet, Trunk};
 use crate::data::ImageSet;
 use crate::error::{Error, Result};
+use crate::metrics::argmax;
 use crate::models::HingeNaturalGradient;
 use crate::optim::flatten_gradients;
 use crate::tensors::to_vec;
@@ -135,15 +136,17 @@ where
         };
         if let Some(trace) = trace.as_mut() {
             let n = net.head.num_data as f64;
+            let (raw_mean, raw_sd) = column_moments(&to_vec(objective.raw_features.detach()), idx.len());
+            let (_, head_sd) = column_moments(&to_vec(objective.features.detach()), idx.len());
             let record = HybridStep {
                 at,
                 loss,
                 data_per_image: objective.data.into_scalar::<f64>() / idx.len() as f64,
                 kl_per_image: objective.kl.into_scalar::<f64>() / n,
                 batch_accuracy: batch_accuracy(&to_vec(objective.mean.detach()), &batch.label_values),
-                raw_spread: spread(&to_vec(objective.raw_features.clone().detach()), idx.len()),
-                raw_offset: offset(&to_vec(objective.raw_features.detach()), idx.len()),
-                head_spread: spread(&to_vec(objective.features.detach()), idx.len()),
+                raw_spread: spread(&raw_sd),
+                raw_offset: offset(&raw_mean),
+                head_spread: spread(&head_sd),
                 trunk_grad_norm,
                 natural_step: rho,
             };
@@ -157,14 +160,7 @@ where
 /// Fraction of rows of `mean` `[B, C]` whose largest entry is at the row's label.
 fn batch_accuracy(mean: &[f64], labels: &[usize]) -> f64 {
     let c = mean.len() / labels.len().max(1);
-    let hits = labels
-        .iter()
-        .enumerate()
-        .filter(|&(i, &label)| {
-            let row = &mean[i * c..(i + 1) * c];
-            (0..c).fold(0, |best, k| if row[k] > row[best] { k } else { best }) == label
-        })
-        .count();
+    let hits = mean.chunks(c.max(1)).zip(labels).filter(|(row, &label)| argmax(row) == label).count();
     hits as f64 / labels.len().max(1) as f64
 }
 
@@ -183,13 +179,11 @@ fn column_moments(x: &[f64], b: usize) -> (Vec<f64>, Vec<f64>) {
 }
 
 /// Standard deviation across the batch of each feature, averaged over features.
-fn spread(x: &[f64], b: usize) -> f64 {
-    let (_, sd) = column_moments(x, b);
+fn spread(sd: &[f64]) -> f64 {
     sd.iter().sum::<f64>() / sd.len().max(1) as f64
 }
 
 /// Root mean square over features of the batch means.
-fn offset(x: &[f64], b: usize) -> f64 {
-    let (mean, _) = column_moments(x, b);
+fn offset(mean: &[f64]) -> f64 {
     (mean.iter().map(|m| m * m).sum::<f64>() / mean.len().max(1) as f64).sqrt()
 }
