@@ -18,8 +18,9 @@ use burn::module::Module;
 use burn::tensor::Device;
 use burn_gp::data::{data_root, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics::roc_auc;
-use burn_gp::models::BayesianSvmConfig;
-use burn_gp::nets::{image_batch, FeatureNorm, FeatureNormalizer, HybridNet, MnistTrunk, MnistTrunkConfig};
+use burn_gp::nets::{
+    image_batch, FeatureNorm, FeatureNormalizer, GpHeadConfig, HybridNet, MnistTrunk, MnistTrunkConfig,
+};
 use burn_gp::{Error, Result};
 
 mod common;
@@ -48,7 +49,7 @@ struct Args {
 fn blank_hybrid(m: usize, norm: FeatureNorm, device: &Device) -> Result<HybridNet<MnistTrunk>> {
     let trunk = MnistTrunkConfig::new().init(device);
     let placeholder: Vec<f64> = (0..m * 100).map(|i| ((i * 7919) % 1000) as f64 / 1000.0).collect();
-    let head = BayesianSvmConfig::head(10).with_num_inducing(m).init_head(&placeholder, 100, m, device)?;
+    let head = GpHeadConfig::new(10).with_num_inducing(m).init(&placeholder, 100, m, device)?;
     HybridNet::new(trunk, FeatureNormalizer::new(norm, 100, device), head)
 }
 

@@ -82,12 +82,12 @@ struct Args {
     opts: common::BasicOptions,
 }
 
-/// Standardised pixels and ±1 labels (odd = +1).
+/// Standardised pixels and class labels (odd = 1, even = 0).
 struct Data {
     x_train: Vec<f64>,
-    y_train: Vec<f64>,
+    y_train: Vec<usize>,
     x_test: Vec<f64>,
-    y_test: Vec<f64>,
+    y_test: Vec<usize>,
     d: usize,
 }
 
@@ -98,12 +98,12 @@ fn load(args: &Args) -> Result<Data> {
     let keep = if args.train_size == 0 { train.n } else { args.train_size.min(train.n) };
     let train = train.select_rows(&(0..keep).collect::<Vec<_>>())?;
     let scaler = Standardiser::fit(&train.x, train.n, train.d)?;
-    let sign = |y: &[usize]| y.iter().map(|&c| if c % 2 == 1 { 1.0 } else { -1.0 }).collect();
+    let odd = |y: &[usize]| y.iter().map(|&c| c % 2).collect();
     Ok(Data {
         x_train: scaler.transform(&train.x)?,
-        y_train: sign(&train.y),
+        y_train: odd(&train.y),
         x_test: scaler.transform(&test.x)?,
-        y_test: sign(&test.y),
+        y_test: odd(&test.y),
         d: train.d,
     })
 }
@@ -116,10 +116,16 @@ fn metrics(log_density: &[f64]) -> (f64, f64) {
 }
 
 /// `log p(y_i | x_i)` of the SVGP's probit predictive at the test images.
-fn svi_log_density(model: &Svgp<Rbf, InducingPoints, BernoulliProbit>, x: &Tensor<2>, y: &[f64]) -> Result<Vec<f64>> {
+fn svi_log_density(model: &Svgp<Rbf, InducingPoints, BernoulliProbit>, x: &Tensor<2>, y: &[usize]) -> Result<Vec<f64>> {
     let (mean, var) = model.predict_f_chunked(x.clone(), 2048)?;
     let (mean, var) = (to_vec(mean), to_vec(var));
-    Ok(mean.iter().zip(&var).zip(y).map(|((m, v), y)| burn_gp::special::log_ndtr(y * m / (1.0 + v).sqrt())).collect())
+    let sign = |y: usize| if y == 1 { 1.0 } else { -1.0 };
+    Ok(mean
+        .iter()
+        .zip(&var)
+        .zip(y)
+        .map(|((m, v), &y)| burn_gp::special::log_ndtr(sign(y) * m / (1.0 + v).sqrt()))
+        .collect())
 }
 
 /// Writes `history` to `<prefix>_<mode>.csv` when `--csv` was given.
@@ -170,7 +176,7 @@ fn run(args: Args) -> Result<()> {
                 )
             }
             "svi" => {
-                let targets: Vec<f64> = data.y_train.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
+                let targets: Vec<f64> = data.y_train.iter().map(|&v| v as f64).collect();
                 let y = matrix(targets, n, 1, &dev)?;
                 let model =
                     SvgpConfig::new(n).with_seed(args.seed).init(kernel, inducing, BernoulliProbit::default(), &dev)?;

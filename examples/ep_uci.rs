@@ -155,6 +155,11 @@ fn process_cpu_s() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
+/// Class indices of ±1 targets (−1 → 0, +1 → 1), the classifiers' label convention.
+fn classes(y: &[f64]) -> Vec<usize> {
+    y.iter().map(|&v| usize::from(v > 0.0)).collect()
+}
+
 fn outcome(log_density: &[f64], y_test: &[f64], train_s: f64, train_cpu_s: Option<f64>) -> Outcome {
     let n = y_test.len() as f64;
     Outcome {
@@ -186,10 +191,10 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .with_seed(seed)
                 .with_evaluate_every(0)
                 .with_progress(!args.opts.no_progress);
-            let fitted = model.fit(&x, &data.y_train, &config, |_, _, _| Ok(vec![]))?;
+            let fitted = model.fit(&x, &classes(&data.y_train), &config, |_, _, _| Ok(vec![]))?;
             let (train_s, done) = (t0.elapsed().as_secs_f64(), cpu0.zip(process_cpu_s()).map(|(a, b)| b - a));
             let x_test = Tensor::from_data(x_test.to_data(), &dev);
-            Ok(outcome(&fitted.predict_log_density(&x_test, &data.y_test)?, &data.y_test, train_s, done))
+            Ok(outcome(&fitted.predict_log_density(&x_test, &classes(&data.y_test))?, &data.y_test, train_s, done))
         }
         Method::Svi => {
             let targets: Vec<f64> = data.y_train.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();

@@ -178,17 +178,17 @@ fn tensor_cdf(blocks: &[(Vec<f64>, Vec<f64>)], points: &QmcPoints, device: &Devi
 }
 
 /// Fig. 4 data: `x ~ N(0, 1)` and labels from a GP draw (RBF ℓ = 0.5, σ² = 2) through the probit.
-fn fig4_data(n: usize, seed: u64, device: &Device) -> Result<(Tensor<2>, Vec<f64>)> {
+fn fig4_data(n: usize, seed: u64, device: &Device) -> Result<(Tensor<2>, Vec<usize>)> {
     let mut rng = StdRng::seed_from_u64(seed);
     let x: Vec<f64> = (0..n).map(|_| StandardNormal.sample(&mut rng)).collect();
     let prior = SkewGp::new(Rbf::new(&[0.5], 2.0, device)?, &[], &[], &[], 1e-8, device)?;
     let xt = matrix(x, n, 1, device)?;
     // a latent draw f = L η from the s = 0 posterior's prior factor (labels all 1: Γ̃ = K + I)
-    let helper = SkewGpPosterior::new(prior, xt.clone(), &vec![1.0; n])?;
+    let helper = SkewGpPosterior::new(prior, xt.clone(), &vec![1; n])?;
     let l = helper.gamma_tilde_chol();
     let eta: Vec<f64> = (0..n).map(|_| StandardNormal.sample(&mut rng)).collect();
     // (K + I)^{1/2} η ~ N(0, K + I) is f + ε with ε ~ N(0, I): y = 1{f + ε > 0} are probit labels
-    let y = (0..n).map(|i| f64::from((0..=i).map(|k| l[i * n + k] * eta[k]).sum::<f64>() > 0.0)).collect();
+    let y = (0..n).map(|i| usize::from((0..=i).map(|k| l[i * n + k] * eta[k]).sum::<f64>() > 0.0)).collect();
     Ok((xt, y))
 }
 

@@ -295,16 +295,16 @@ fn binary_labels(labels: &[usize], class: usize) -> Vec<f64> {
 fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<ClassResult> {
     let (base, train_dev) = args.opts.devices()?;
     let (n, m, d) = (split.labels_train.len(), split.labels_test.len(), split.d);
-    let y = binary_labels(&split.labels_train, class);
     let x = matrix(split.x_train.clone(), n, d, &train_dev)?;
     let x_test = matrix(split.x_test.clone(), m, d, &base)?;
     let seed = args.seed.wrapping_add(class as u64);
     let progress = args.opts.progress();
 
+    let classes: Vec<usize> = split.labels_train.iter().map(|&l| usize::from(l == class)).collect();
     let t0 = Instant::now();
     let config = args.skew.skew_config(2, n, seed, progress);
     let model = SkewGpClassifier::init(&config, Rbf::new(&[ell], 1.0, &train_dev)?, &x)?;
-    let fit = SkewGpClassifier::fit(&config, model, &x, &y)?;
+    let fit = SkewGpClassifier::fit(&config, model, &x, &classes)?;
     let prediction = fit.posterior.predict(&x_test)?;
     let skew2 = MethodResult {
         prob: prediction.prob,
@@ -322,7 +322,7 @@ fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<Class
 
     let t1 = Instant::now();
     let inducing = ep_inducing(args, split, seed, &train_dev)?;
-    let ep = args.skew.fit_ep(Rbf::new(&[ell], 1.0, &train_dev)?, inducing, &x, &y, seed, progress)?;
+    let ep = args.skew.fit_ep(Rbf::new(&[ell], 1.0, &train_dev)?, inducing, &x, &classes, seed, progress)?;
     let (mean, var) = ep.predict_latent(&Tensor::from_data(x_test.to_data(), &train_dev))?;
     let prob = mean.iter().zip(&var).map(|(mu, v)| norm_cdf(mu / (1.0 + v).sqrt())).collect();
     let decision_std = mean

@@ -157,10 +157,10 @@ struct BinarySet {
     d: usize,
 }
 
-/// One fold's standardised training and test parts (labels 0/1 as f64).
+/// One fold's standardised training and test parts (training labels 0/1; test labels as f64 for the scores).
 struct Fold {
     x_train: Vec<f64>,
-    y_train: Vec<f64>,
+    y_train: Vec<usize>,
     x_test: Vec<f64>,
     y_test: Vec<f64>,
     d: usize,
@@ -294,7 +294,7 @@ fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Re
     let scaler = Standardiser::fit(&rows(&train), train.len(), d)?;
     let fold = Fold {
         x_train: scaler.transform(&rows(&train))?,
-        y_train: labels(&train),
+        y_train: train.iter().map(|&i| set.y[i]).collect(),
         x_test: scaler.transform(&rows(&test))?,
         y_test: labels(&test),
         d,
@@ -420,7 +420,7 @@ fn fit_ep(args: &Args, kernel: Rbf, fold: &Fold, x: &Tensor<2>, train_dev: &Devi
 }
 
 /// SkewGP0's exact posterior (lin-ess draws, route B) with a given kernel: test `p(y = 1)`.
-fn skew0_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[f64], x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
+fn skew0_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[usize], x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
     let config = skew_config(args, 0, seed, y.len());
     let prior = SkewGp::new(kernel, &[], &[], &[], config.jitter, &x_test.device())?;
     let mut posterior = SkewGpPosterior::new(prior, x.clone().inner(), y)?;
@@ -444,7 +444,7 @@ fn skew_predict(args: &Args, posterior: &SkewGpPosterior<Rbf>, x_test: &Tensor<2
 
 /// SkewGP2 with `kernel` (on the autodiff device) held fixed: `R`, `γ` and the phases trained by
 /// the block-composite objective, then its posterior's test `p(y = 1)`. Errors if the kernel moved.
-fn skew2_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[f64], x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
+fn skew2_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[usize], x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
     let config = skew_config(args, 2, seed, y.len());
     let kernel = kernel.no_grad();
     let before = flatten_params(&kernel);

@@ -26,8 +26,27 @@ pub mod train;
 
 pub use error::{Error, Result};
 
-/// The items most programs need.
+/// The items most programs need: every model's config and type, the network-head recipe, the
+/// predictive types, the trainer and the default device.
+///
+/// `Result` is not in the prelude, so that a glob import does not shadow std's `Result` (which
+/// Burn's derive macros expect); write `burn_gp::Result`.
 pub mod prelude {
     pub use crate::device::{default_device, Precision};
-    pub use crate::error::{Error, Result};
+    pub use crate::error::Error;
+    pub use crate::kernels::{Kernel, Rbf};
+    pub use crate::models::{
+        BayesianSvm, BayesianSvmConfig, ClassPredictive, DeepGp, DeepGpConfig, EpConfig, EpGpClassifier, ExactGpr,
+        GaussianPredictive, OneVsRestBsvm, Sgpr, SkewGpClassifier, SkewGpConfig, Svgp, SvgpConfig,
+    };
+    pub use crate::nets::{
+        fit_hybrid, GpHeadConfig, GpRegressionNet, HybridConfig, HybridNet, MnistTrunkConfig, Trunk,
+    };
+    pub use crate::tensors::matrix;
+    pub use crate::train::{fit, TrainConfig};
 }
+
+/// README.md's code blocks, compiled (and the `no_run` ones not run) by `cargo test`.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+struct ReadmeDoctests;

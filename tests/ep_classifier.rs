@@ -447,8 +447,8 @@ fn t14_predictions_are_consistent() {
     let q = WhitenedPosterior::from_sites(&fitc, &sites.nu, &sites.mu).unwrap();
     let xs = column(&[-4.0, -2.0, 0.0, 0.5, 2.5, 6.0], &dev);
     let p = model.predict_proba(&xs, &q).unwrap();
-    let plus = model.predict_log_density(&xs, &[1.0; 6], &q).unwrap();
-    let minus = model.predict_log_density(&xs, &[-1.0; 6], &q).unwrap();
+    let plus = model.predict_log_density(&xs, &[1; 6], &q).unwrap();
+    let minus = model.predict_log_density(&xs, &[0; 6], &q).unwrap();
     for i in 0..6 {
         assert!(p[i] > 0.0 && p[i] < 1.0);
         assert!((plus[i].exp() + minus[i].exp() - 1.0).abs() < 1e-15);
@@ -465,18 +465,18 @@ fn bad_input_gives_typed_errors() {
     let xt = column(&x, &ad);
     let model = toy_model(&TOY_Z, 0.8, 1e-3, &ad);
     let config = EpConfig::new().with_iterations(2).with_progress(false);
-    let mut bad_labels = y.clone();
-    bad_labels[3] = 0.0;
+    let mut bad_labels = classes(&y);
+    bad_labels[3] = 2;
     let r = model.clone().fit(&xt, &bad_labels, &config, |_, _, _| Ok(vec![]));
     assert!(matches!(r, Err(Error::LabelOutOfRange { .. })), "{r:?}");
-    let r = model.clone().fit(&xt, &y[..10], &config, |_, _, _| Ok(vec![]));
+    let r = model.clone().fit(&xt, &classes(&y[..10]), &config, |_, _, _| Ok(vec![]));
     assert!(matches!(r, Err(Error::ShapeMismatch { .. })), "{r:?}");
     let mut nan_x = x.clone();
     nan_x[4] = f64::NAN;
-    let r = model.clone().fit(&column(&nan_x, &ad), &y, &config, |_, _, _| Ok(vec![]));
+    let r = model.clone().fit(&column(&nan_x, &ad), &classes(&y), &config, |_, _, _| Ok(vec![]));
     assert!(matches!(r, Err(Error::NonFinite { .. })), "{r:?}");
     let too_many = toy_model(&(0..25).map(|i| i as f64 * 0.1).collect::<Vec<_>>(), 0.8, 1e-3, &ad);
-    let r = too_many.fit(&xt, &y, &config, |_, _, _| Ok(vec![]));
+    let r = too_many.fit(&xt, &classes(&y), &config, |_, _, _| Ok(vec![]));
     assert!(matches!(r, Err(Error::InvalidArgument { .. })), "{r:?}");
     assert!(matches!(burn_gp::data::signed_binary_labels(&[0, 1, 2]), Err(Error::InvalidArgument { .. })));
     assert_eq!(burn_gp::data::signed_binary_labels(&[0, 1, 1]).unwrap(), vec![-1.0, 1.0, 1.0]);

@@ -33,7 +33,7 @@ fn mnist(train: usize, test: usize) -> Option<(ImageSet, ImageSet)> {
 }
 
 /// Accuracy of `net` (without autodiff) on `set`.
-fn accuracy<T: Trunk>(net: &HybridNet<T>, set: &ImageSet) -> f64 {
+fn accuracy<T: Trunk<Input = burn::tensor::Tensor<4>>>(net: &HybridNet<T>, set: &ImageSet) -> f64 {
     let idx: Vec<usize> = (0..set.n).collect();
     let pred = net.predict(image_batch(set, &idx, &device()).unwrap().images).unwrap();
     pred.classes().iter().zip(set.labels_usize()).filter(|(a, b)| **a == *b).count() as f64 / set.n as f64
@@ -44,7 +44,7 @@ fn accuracy<T: Trunk>(net: &HybridNet<T>, set: &ImageSet) -> f64 {
 fn train(set: &ImageSet, seed: u64, epochs: usize, batch: usize) -> (HybridNet<burn_gp::nets::MnistTrunk>, History) {
     let dev = device().autodiff();
     dev.seed(seed);
-    let recipe = HybridConfig::new(burn_gp::models::BayesianSvmConfig::head(10).with_seed(seed));
+    let recipe = HybridConfig::new(burn_gp::nets::GpHeadConfig::new(10).with_seed(seed));
     let net = recipe.init(MnistTrunkConfig::new().init(&dev), set, &dev).unwrap();
     let config = TrainConfig { batch_size: batch, progress: false, ..recipe.train_config(epochs, seed) };
     let (net, history) = fit_hybrid(net, set, &recipe, &config, |_, _| Ok(Vec::new())).unwrap();

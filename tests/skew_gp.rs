@@ -51,7 +51,7 @@ fn prior(c: &Case, jitter: f64, dev: &Device) -> SkewGp<Rbf> {
 fn posterior(c: &Case, jitter: f64) -> SkewGpPosterior<Rbf> {
     let dev = device();
     let n = c.x.len();
-    SkewGpPosterior::new(prior(c, jitter, &dev), t2(c.x.clone(), n, 1, &dev), &c.y).unwrap()
+    SkewGpPosterior::new(prior(c, jitter, &dev), t2(c.x.clone(), n, 1, &dev), &labels(&c.y)).unwrap()
 }
 
 fn x_star() -> burn::tensor::Tensor<2> {
@@ -71,7 +71,7 @@ fn rbf(a: f64, b: f64, ell: f64, var: f64) -> f64 {
 fn s0_with_one_point_reduces_to_the_gp_probit_arcsine_law() {
     let dev = device();
     let model = SkewGp::new(Rbf::new(&[1.0], 2.0, &dev).unwrap(), &[], &[], &[], 0.0, &dev).unwrap();
-    let post = SkewGpPosterior::new(model, t2(vec![0.0], 1, 1, &dev), &[1.0]).unwrap();
+    let post = SkewGpPosterior::new(model, t2(vec![0.0], 1, 1, &dev), &[1]).unwrap();
     let rho = rbf(0.0, 0.5, 1.0, 2.0) / 3.0;
     let want = 0.5 + rho.asin() / std::f64::consts::PI;
     assert!((want - 0.7002149).abs() < 1e-7);
@@ -406,6 +406,11 @@ fn objective_gradient_matches_finite_differences_in_every_parameter() {
     assert!(err < 1e-4, "autodiff {:?} vs finite differences {fd:?} (rel {err})", collect.1);
 }
 
+/// Class indices of 0/1 targets.
+fn labels(y: &[f64]) -> Vec<usize> {
+    y.iter().map(|&v| usize::from(v > 0.5)).collect()
+}
+
 /// 1-D data as in the paper's Fig. 4: x ~ N(0, 1), f from a GP (RBF ℓ = 0.5, σ² = 2), probit labels.
 fn synthetic(n: usize, seed: u64) -> (Vec<f64>, Vec<f64>) {
     let mut rng = StdRng::seed_from_u64(seed);
@@ -456,7 +461,7 @@ fn end_to_end_on_fig4_data_trains_and_skewgp2_is_not_worse() {
     for s in [0, 2] {
         let config = quick_config(s);
         let model = SkewGpClassifier::init(&config, Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xtr).unwrap();
-        let fit = SkewGpClassifier::fit(&config, model, &xtr, &y[..ntr]).unwrap();
+        let fit = SkewGpClassifier::fit(&config, model, &xtr, &labels(&y[..ntr])).unwrap();
         let r = &fit.history.records;
         let (first, last) = (r[0].objective, r[r.len() - 1].objective);
         assert!(last < first, "s = {s}: objective did not improve ({first} → {last})");
@@ -479,7 +484,7 @@ fn skewgp0_agrees_with_full_ep_at_the_same_hyperparameters() {
     let xg = t2(grid.clone(), grid.len(), 1, &dev);
     // exact: SkewGP0 posterior sampled by lin-ess
     let model = SkewGp::new(Rbf::new(&[0.5], 2.0, &dev).unwrap(), &[], &[], &[], 1e-6, &dev).unwrap();
-    let mut post = SkewGpPosterior::new(model, xt.clone(), &y).unwrap();
+    let mut post = SkewGpPosterior::new(model, xt.clone(), &labels(&y)).unwrap();
     post.sample(&ChainConfig { chains: 32, burn_in: 300, samples: 32_000, seed: 1 }, LinEssVariant::ConnectedArc)
         .unwrap();
     let exact = post.predict(&xg).unwrap().prob;
@@ -512,22 +517,21 @@ fn bad_inputs_are_typed_errors() {
     let config = quick_config(2).with_epochs(2);
     let model = SkewGpClassifier::init(&config, kernel(), &xt).unwrap();
     // labels not binary
-    let mut bad = y.clone();
-    bad[3] = 2.0;
+    let mut bad = labels(&y);
+    bad[3] = 2;
     assert!(matches!(SkewGpClassifier::fit(&config, model.clone(), &xt, &bad), Err(Error::LabelOutOfRange { .. })));
-    let minus: Vec<f64> = y.iter().map(|v| 2.0 * v - 1.0).collect();
-    assert!(matches!(SkewGpClassifier::fit(&config, model.clone(), &xt, &minus), Err(Error::LabelOutOfRange { .. })));
+    assert!(matches!(SkewGpClassifier::fit(&config, model.clone(), &xt, &bad[..39]), Err(Error::ShapeMismatch { .. })));
     // s < 0
     let neg = quick_config(-1);
     assert!(matches!(SkewGpClassifier::init(&neg, kernel(), &xt), Err(Error::InvalidArgument { .. })));
     assert!(matches!(neg.check(40), Err(Error::InvalidArgument { .. })));
     // block larger than n
     let big = quick_config(2).with_block_size(41);
-    assert!(matches!(SkewGpClassifier::fit(&big, model.clone(), &xt, &y), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(SkewGpClassifier::fit(&big, model.clone(), &xt, &labels(&y)), Err(Error::InvalidArgument { .. })));
     // non-PD M: a pseudo-point on a training input, no nugget
     let base = device();
     let on_data = SkewGp::new(Rbf::new(&[1.0], 1.0, &base).unwrap(), &[x[0]], &[1.0], &[0.0], 0.0, &base).unwrap();
-    let err = SkewGpPosterior::new(on_data, t2(x.clone(), 40, 1, &base), &y).unwrap_err();
+    let err = SkewGpPosterior::new(on_data, t2(x.clone(), 40, 1, &base), &labels(&y)).unwrap_err();
     assert!(matches!(err, Error::NotPositiveDefinite { .. }), "{err}");
     // a non-finite CDF estimate during training stops with an error naming the block
     let mut xnan = x.clone();
@@ -535,7 +539,7 @@ fn bad_inputs_are_typed_errors() {
     let xn = t2(xnan, 40, 1, &dev);
     let cfg = quick_config(0).with_epochs(1);
     let m0 = SkewGp::new(kernel(), &[], &[], &[], 1e-6, &dev).unwrap();
-    match SkewGpClassifier::fit(&cfg, m0, &xn, &y) {
+    match SkewGpClassifier::fit(&cfg, m0, &xn, &labels(&y)) {
         Err(Error::NonFinite { context, .. }) => {
             assert!(context.contains("block") && context.contains("training step 1"), "{context}")
         }
@@ -544,7 +548,7 @@ fn bad_inputs_are_typed_errors() {
     // the paper's bound is refused when vacuous
     let paper = quick_config(0).with_objective(Objective::PaperBound).with_block_size(10).with_epochs(1);
     let m0 = SkewGp::new(kernel(), &[], &[], &[], 1e-6, &dev).unwrap();
-    assert!(matches!(SkewGpClassifier::fit(&paper, m0, &xt, &y), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(SkewGpClassifier::fit(&paper, m0, &xt, &labels(&y)), Err(Error::InvalidArgument { .. })));
 }
 
 #[test]
@@ -555,7 +559,7 @@ fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
     let config = quick_config(0).with_epochs(12).with_lr(0.1).with_validation_fraction(0.25).with_validate_every(3);
     // a deliberately poor start (long lengthscale, small variance), so the held-out score moves
     let model = SkewGpClassifier::init(&config, Rbf::new(&[4.0], 0.2, &dev).unwrap(), &xt).unwrap();
-    let fit = SkewGpClassifier::fit(&config, model, &xt, &y).unwrap();
+    let fit = SkewGpClassifier::fit(&config, model, &xt, &labels(&y)).unwrap();
     let scored: Vec<(usize, f64)> = fit
         .history
         .records
@@ -571,7 +575,10 @@ fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
     for bad in [1.0, -0.1, 0.99] {
         let cfg = quick_config(0).with_validation_fraction(bad);
         let m = SkewGpClassifier::init(&cfg, Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xt).unwrap();
-        assert!(matches!(SkewGpClassifier::fit(&cfg, m, &xt, &y), Err(Error::InvalidArgument { .. })), "{bad}");
+        assert!(
+            matches!(SkewGpClassifier::fit(&cfg, m, &xt, &labels(&y)), Err(Error::InvalidArgument { .. })),
+            "{bad}"
+        );
     }
 }
 
@@ -582,7 +589,7 @@ fn spsa_option_trains_too() {
     let xt = t2(x, 60, 1, &dev);
     let config = quick_config(0).with_optimizer(SkewOptimizer::Spsa).with_epochs(30).with_spsa_a(0.2);
     let model = SkewGpClassifier::init(&config, Rbf::new(&[2.0], 0.3, &dev).unwrap(), &xt).unwrap();
-    let fit = SkewGpClassifier::fit(&config, model, &xt, &y).unwrap();
+    let fit = SkewGpClassifier::fit(&config, model, &xt, &labels(&y)).unwrap();
     let r = &fit.history.records;
     let head = r[..5].iter().map(|e| e.objective).sum::<f64>() / 5.0;
     let tail = r[r.len() - 5..].iter().map(|e| e.objective).sum::<f64>() / 5.0;

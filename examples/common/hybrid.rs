@@ -9,13 +9,13 @@ use std::time::Instant;
 
 use burn::module::Module;
 use burn::tensor::activation::softmax;
-use burn::tensor::Device;
+use burn::tensor::{Device, Tensor};
 use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics;
-use burn_gp::models::{BayesianSvmConfig, ClassPredictive};
+use burn_gp::models::ClassPredictive;
 use burn_gp::nets::{
-    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, HybridConfig, HybridNet, HybridStep,
-    MnistTrunkConfig, SoftmaxNet, Trunk,
+    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, GpHeadConfig, HybridConfig, HybridNet,
+    HybridStep, MnistTrunkConfig, SoftmaxNet, Trunk,
 };
 use burn_gp::tensors::to_vec;
 use burn_gp::train::{fit, History};
@@ -161,7 +161,11 @@ fn chunks(n: usize) -> impl Iterator<Item = Vec<usize>> {
 }
 
 /// Class marginals of the hybrid on every image of `set`.
-pub fn hybrid_predictive<T: Trunk>(net: &HybridNet<T>, set: &ImageSet, device: &Device) -> Result<ClassPredictive> {
+pub fn hybrid_predictive<T: Trunk<Input = Tensor<4>>>(
+    net: &HybridNet<T>,
+    set: &ImageSet,
+    device: &Device,
+) -> Result<ClassPredictive> {
     let (mut mean, mut var) = (Vec::new(), Vec::new());
     for idx in chunks(set.n) {
         let b = image_batch(set, &idx, device)?;
@@ -173,7 +177,11 @@ pub fn hybrid_predictive<T: Trunk>(net: &HybridNet<T>, set: &ImageSet, device: &
 }
 
 /// Softmax probabilities of the baseline on every image of `set`.
-fn softmax_probabilities<T: Trunk>(net: &SoftmaxNet<T>, set: &ImageSet, device: &Device) -> Result<Vec<f64>> {
+fn softmax_probabilities<T: Trunk<Input = Tensor<4>>>(
+    net: &SoftmaxNet<T>,
+    set: &ImageSet,
+    device: &Device,
+) -> Result<Vec<f64>> {
     let mut probs = Vec::new();
     for idx in chunks(set.n) {
         let b = image_batch(set, &idx, device)?;
@@ -213,14 +221,14 @@ pub fn hybrid_scores(pred: &ClassPredictive, set: &ImageSet, vr_samples: usize, 
 /// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
 /// `--feature-norm` and the seed.
 pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> HybridConfig {
-    HybridConfig::new(BayesianSvmConfig::head(num_classes).with_num_inducing(opts.m).with_seed(run.seed))
+    HybridConfig::new(GpHeadConfig::new(num_classes).with_num_inducing(opts.m).with_seed(run.seed))
         .with_natural_step(opts.natural_step)
         .with_feature_norm(opts.feature_norm.into())
 }
 
 /// Trains the hybrid on `train` by the library's recipe, evaluating on `test` after every epoch;
 /// with `--trace FILE`, writes one CSV row per step (see [`TRACE_HEADER`]).
-pub fn train_hybrid<T: Trunk>(
+pub fn train_hybrid<T: Trunk<Input = Tensor<4>>>(
     trunk: T,
     train: &ImageSet,
     test: &ImageSet,
@@ -291,7 +299,7 @@ pub fn train_hybrid<T: Trunk>(
 pub const TRACE_HEADER: &str = "step,epoch,loss,data_per_image,kl_per_image,batch_acc,raw_spread,raw_offset,head_spread,trunk_grad_norm,natural_step,kernel_variance,mean_lengthscale,q_mu_rms,q_sqrt_diag";
 
 /// Trains the softmax baseline with the same trunk architecture, optimiser and budget.
-pub fn train_softmax<T: Trunk>(
+pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
     trunk: T,
     train: &ImageSet,
     test: &ImageSet,
@@ -318,7 +326,7 @@ pub fn train_softmax<T: Trunk>(
 }
 
 /// Runs the whole comparison and prints the table and (with `--json`) the final JSON line.
-pub fn run<T: Trunk>(
+pub fn run<T: Trunk<Input = Tensor<4>>>(
     example: &str,
     dataset: &str,
     (train, test): (ImageSet, ImageSet),

@@ -74,7 +74,7 @@ impl SkewOptions {
         kernel: Rbf,
         inducing: InducingPoints,
         x: &Tensor<2>,
-        y: &[f64],
+        y: &[usize],
         seed: u64,
         progress: bool,
     ) -> Result<EpFit<Rbf>> {
@@ -84,7 +84,6 @@ impl SkewOptions {
             .with_iterations(self.ep_iterations)
             .with_seed(seed)
             .with_progress(progress);
-        let signs: Vec<f64> = y.iter().map(|v| 2.0 * v - 1.0).collect();
-        model.fit(x, &signs, &config, |_, _, _| Ok(vec![]))
+        model.fit(x, y, &config, |_, _, _| Ok(vec![]))
     }
 }

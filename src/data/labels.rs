@@ -126,6 +126,19 @@ pub fn signed_binary_labels(labels: &[usize]) -> Result<Vec<f64>> {
     Ok(labels.iter().map(|&l| if l == 1 { 1.0 } else { -1.0 }).collect())
 }
 
+/// The ±1 targets of a binary classifier's class indices (class 0 → −1, class 1 → +1), checking
+/// that there are `n` of them ([`Error::ShapeMismatch`]) and each is 0 or 1
+/// ([`Error::LabelOutOfRange`] naming `context`).
+pub(crate) fn binary_signs(context: &str, labels: &[usize], n: usize) -> Result<Vec<f64>> {
+    if labels.len() != n {
+        return Err(Error::shape(&format!("{context}: labels"), n, labels.len()));
+    }
+    if let Some(&bad) = labels.iter().find(|&&l| l > 1) {
+        return Err(Error::LabelOutOfRange { context: context.into(), label: bad as i64, num_classes: 2 });
+    }
+    Ok(labels.iter().map(|&l| if l == 1 { 1.0 } else { -1.0 }).collect())
+}
+
 /// Checks that `y` holds `n` labels, each −1 or +1 ([`Error::ShapeMismatch`], [`Error::LabelOutOfRange`]).
 pub fn check_binary_labels(y: &[f64], n: usize) -> Result<()> {
     if y.len() != n {

@@ -58,7 +58,7 @@ pub use batches::MiniBatches;
 pub use cifar::{load_cifar10, load_cifar10_batch, CIFAR10_CLASSES, CIFAR10_FOLDER, CIFAR10_RECORD_BYTES};
 pub use idx::{load_idx_images, load_idx_labels, IdxImages, IDX_IMAGES_MAGIC, IDX_LABELS_MAGIC};
 pub use images::ImageSet;
-pub(crate) use labels::check_labels;
+pub(crate) use labels::{binary_signs, check_labels};
 pub use labels::{check_binary_labels, signed_binary_labels, ClassTable, LabelMap};
 pub use mnist::{load_mnist, load_mnist_dir, MnistVariant, FASHION_MNIST_CLASSES};
 pub use pca::Pca;

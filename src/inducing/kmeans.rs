@@ -57,13 +57,23 @@ pub fn inducing_kmeans(x: &[f64], n: usize, d: usize, m: usize, iterations: usiz
             nearest[j] = nearest[j].min(sq_dist(row(i), &centres[start..start + d]));
         }
     }
-    // Lloyd iterations.
+    lloyd(x, d, &rows, &mut centres, iterations);
+    Ok(centres)
+}
+
+/// At most `iterations` Lloyd steps on the rows `rows` of `x` (row-major, `d` columns), moving the
+/// `centres` `[k, d]` in place: each row joins its nearest centre (the first on ties), each
+/// centre moves to its rows' mean; a centre that loses all its rows stays; stops early when no
+/// assignment changes.
+pub(crate) fn lloyd(x: &[f64], d: usize, rows: &[usize], centres: &mut [f64], iterations: usize) {
+    let k = centres.len() / d.max(1);
+    let row = |i: usize| &x[i * d..(i + 1) * d];
     let mut assign = vec![usize::MAX; rows.len()];
     for _ in 0..iterations {
         let mut changed = false;
         for (j, &i) in rows.iter().enumerate() {
             let xi = row(i);
-            let best = (0..m)
+            let best = (0..k)
                 .map(|c| (c, sq_dist(xi, &centres[c * d..(c + 1) * d])))
                 .fold((0, f64::INFINITY), |a, b| if b.1 < a.1 { b } else { a })
                 .0;
@@ -75,8 +85,8 @@ pub fn inducing_kmeans(x: &[f64], n: usize, d: usize, m: usize, iterations: usiz
         if !changed {
             break;
         }
-        let mut sums = vec![0.0; m * d];
-        let mut counts = vec![0usize; m];
+        let mut sums = vec![0.0; k * d];
+        let mut counts = vec![0usize; k];
         for (j, &i) in rows.iter().enumerate() {
             let c = assign[j];
             counts[c] += 1;
@@ -84,13 +94,12 @@ pub fn inducing_kmeans(x: &[f64], n: usize, d: usize, m: usize, iterations: usiz
                 *s += v;
             }
         }
-        for c in 0..m {
+        for c in 0..k {
             if counts[c] > 0 {
-                for k in 0..d {
-                    centres[c * d + k] = sums[c * d + k] / counts[c] as f64;
+                for t in 0..d {
+                    centres[c * d + t] = sums[c * d + t] / counts[c] as f64;
                 }
             }
         }
     }
-    Ok(centres)
 }

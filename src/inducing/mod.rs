@@ -4,7 +4,7 @@
 mod factor;
 pub mod fourier;
 mod init;
-mod kmeans;
+pub(crate) mod kmeans;
 mod points;
 
 pub use factor::{CholeskyFactor, KuuFactor};

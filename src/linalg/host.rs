@@ -11,11 +11,39 @@ use BlockStructure::{Rectangular as Rect, TriangularLower as Lower, TriangularUp
 
 use crate::error::{Error, Result};
 
-/// Relative jitter ladder: multiples of mean(diag) tried after a plain attempt fails.
+/// Relative jitter ladder of the models' `m × m` factorisations: multiples of mean(diag) tried
+/// after a plain attempt fails.
 pub const JITTER_LADDER: [f64; 7] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
 
+/// The first rungs only, for the skew GP's posterior covariances, whose orthant probabilities a
+/// larger jitter would change.
+pub(crate) const SMALL_JITTER_LADDER: [f64; 3] = [1e-10, 1e-8, 1e-6];
+
+/// Lower Cholesky factor of the row-major `n × n` matrix `a`, retrying with `rel · mean|diag|`
+/// added to the diagonal for each `rel` of `ladder` (mean|diag| taken as 1 when it is 0): the
+/// factor and the jitter it needed, or `Err(last jitter tried)`.
+pub(crate) fn cholesky_with_ladder(a: &[f64], n: usize, ladder: &[f64]) -> std::result::Result<(Mat<f64>, f64), f64> {
+    if let Some(l) = cholesky_lower(a, n) {
+        return Ok((l, 0.0));
+    }
+    let mean_diag = (0..n).map(|i| a[i * n + i].abs()).sum::<f64>() / n.max(1) as f64;
+    let scale = if mean_diag > 0.0 { mean_diag } else { 1.0 };
+    let mut last = 0.0;
+    for rel in ladder {
+        last = rel * scale;
+        let mut work = a.to_vec();
+        for i in 0..n {
+            work[i * n + i] += last;
+        }
+        if let Some(l) = cholesky_lower(&work, n) {
+            return Ok((l, last));
+        }
+    }
+    Err(last)
+}
+
 /// Parallelism for faer: sequential for small matrices, rayon above.
-fn par_for(n: usize) -> Par {
+pub(crate) fn par_for(n: usize) -> Par {
     if n >= 192 {
         Par::rayon(0)
     } else {
@@ -76,31 +104,12 @@ pub fn cholesky_batch(a: &[f64], batch: usize, n: usize) -> Result<(Vec<f64>, Ve
     let mut out = Vec::with_capacity(batch * n * n);
     let mut jitters = Vec::with_capacity(batch);
     for b in 0..batch {
-        let slice = &a[b * n * n..(b + 1) * n * n];
-        let mean_diag = (0..n).map(|i| slice[i * n + i].abs()).sum::<f64>() / n.max(1) as f64;
-        let scale = if mean_diag > 0.0 { mean_diag } else { 1.0 };
-        let mut found = cholesky_lower(slice, n).map(|l| (l, 0.0));
-        let mut last = 0.0;
-        if found.is_none() {
-            for rel in JITTER_LADDER {
-                let jitter = rel * scale;
-                last = jitter;
-                let mut work = slice.to_vec();
-                for i in 0..n {
-                    work[i * n + i] += jitter;
-                }
-                if let Some(l) = cholesky_lower(&work, n) {
-                    found = Some((l, jitter));
-                    break;
-                }
-            }
-        }
-        match found {
-            Some((l, jitter)) => {
+        match cholesky_with_ladder(&a[b * n * n..(b + 1) * n * n], n, &JITTER_LADDER) {
+            Ok((l, jitter)) => {
                 push_row_major(l.as_ref(), &mut out);
                 jitters.push(jitter);
             }
-            None => return Err(Error::NotPositiveDefinite { n, jitter: last, batch: b }),
+            Err(jitter) => return Err(Error::NotPositiveDefinite { n, jitter, batch: b }),
         }
     }
     Ok((out, jitters))

@@ -2,12 +2,11 @@
 use burn::config::Config;
 use burn::tensor::Device;
 
-use super::bsvm::{check_labels, BayesianSvm, BayesianSvmHead, OneVsRestBsvm};
+use super::bsvm::{check_labels, BayesianSvm, OneVsRestBsvm};
+use super::placement::{jitter_or_default, rbf_and_inducing};
 use super::SvgpConfig;
-use crate::device::{precision, Precision};
-use crate::error::Error;
-use crate::inducing::{inducing_kmeans, inducing_subset, InducingPoints};
-use crate::kernels::{median_distance, Rbf};
+use crate::inducing::InducingPoints;
+use crate::kernels::Rbf;
 use crate::likelihoods::{BinaryHinge, MultiClassHinge};
 
 /// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
@@ -51,19 +50,10 @@ impl BayesianSvmConfig {
     pub fn tabular(num_classes: usize) -> Self {
         Self::new(num_classes)
     }
-    /// Defaults for the head of a network: P = 64, `R_j = 0.1·I` (spec §3.3: at the prior the
-    /// features get no variance signal and training stalls).
-    pub fn head(num_classes: usize) -> Self {
-        Self::new(num_classes).with_q_sqrt_init(0.1)
-    }
-
     /// The jitter on `K_ZZ` this configuration uses on `device` (`jitter`, else 1e-6 in f64 and
     /// 1e-4 in f32).
     pub fn jitter_for(&self, device: &Device) -> f64 {
-        self.jitter.unwrap_or(match precision(device) {
-            Precision::F64 => 1e-6,
-            Precision::F32 => 1e-4,
-        })
+        jitter_or_default(self.jitter, device)
     }
 
     /// ARD RBF kernel (σ² = 1, every lengthscale the median pairwise distance) and inducing points
@@ -75,21 +65,7 @@ impl BayesianSvmConfig {
         d: usize,
         device: &Device,
     ) -> GpResult<(Rbf, InducingPoints)> {
-        if d == 0 || x.len() != n * d {
-            return Err(Error::shape("BayesianSvmConfig inputs", [n, d], [x.len()]));
-        }
-        if self.num_inducing == 0 || self.num_inducing > n {
-            return Err(Error::invalid(
-                "num_inducing",
-                format!("need 1 ≤ P ≤ n = {n} training points, got {}", self.num_inducing),
-            ));
-        }
-        let lengthscale = median_distance(x, n, d, 1000, self.seed)?;
-        let z = match self.inducing_init {
-            InducingInit::Subset => inducing_subset(x, n, d, self.num_inducing, self.seed)?,
-            InducingInit::KMeans => inducing_kmeans(x, n, d, self.num_inducing, 30, self.seed)?,
-        };
-        Ok((Rbf::ard(d, lengthscale, 1.0, device)?, InducingPoints::new(&z, self.num_inducing, d, device)?))
+        rbf_and_inducing(x, (n, d), self.num_inducing, self.inducing_init, self.seed, device)
     }
 
     fn svgp_config(&self, num_latent: usize, num_data: usize, device: &Device) -> SvgpConfig {
@@ -106,23 +82,6 @@ impl BayesianSvmConfig {
         let n = check_labels(labels, self.num_classes)?;
         let (kernel, inducing) = self.kernel_and_inducing(x, n, d, device)?;
         self.svgp_config(self.num_classes, n, device).init(kernel, inducing, MultiClassHinge::default(), device)
-    }
-
-    /// A multi-class Bayesian SVM head for `num_data` training points, with inducing points placed
-    /// on a sample of features `[s, d]` of the (untrained) network.
-    pub fn init_head(
-        &self,
-        features: &[f64],
-        d: usize,
-        num_data: usize,
-        device: &Device,
-    ) -> GpResult<BayesianSvmHead<Rbf>> {
-        if self.num_classes < 2 {
-            return Err(Error::invalid("num_classes", format!("need at least 2 classes, got {}", self.num_classes)));
-        }
-        let s = features.len().checked_div(d).unwrap_or(0);
-        let (kernel, inducing) = self.kernel_and_inducing(features, s, d, device)?;
-        self.svgp_config(self.num_classes, num_data, device).init(kernel, inducing, MultiClassHinge::default(), device)
     }
 
     /// C binary Bayesian SVMs, one per class against the rest, each with its own kernel and inducing

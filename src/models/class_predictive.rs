@@ -5,6 +5,7 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
 use crate::error::{check_finite, Error, Result};
+use crate::metrics::{self, argmax};
 use crate::special::{gauss_hermite_normal, norm_cdf};
 use crate::tensors::to_vec;
 use burn::tensor::Tensor;
@@ -106,6 +107,41 @@ impl ClassPredictive {
         }
         out
     }
+    /// Class probabilities `[n, C]` by 20-point Gauss–Hermite quadrature (see
+    /// [`gh_probabilities`](Self::gh_probabilities)).
+    pub fn probabilities(&self) -> Vec<f64> {
+        self.gh_probabilities(20)
+    }
+    /// Fraction of points whose decision ([`classes`](Self::classes)) is the label; labels are
+    /// class indices `0..C`.
+    pub fn accuracy(&self, labels: &[usize]) -> Result<f64> {
+        self.check_labels(labels)?;
+        Ok(self.classes().iter().zip(labels).filter(|(a, b)| a == b).count() as f64 / self.n as f64)
+    }
+    /// Mean negative log probability of the labels under [`probabilities`](Self::probabilities).
+    pub fn nll(&self, labels: &[usize]) -> Result<f64> {
+        self.check_labels(labels)?;
+        metrics::nll(&self.probabilities(), self.classes, labels)
+    }
+    /// Expected calibration error of [`probabilities`](Self::probabilities) over `bins` confidence
+    /// bins ([`metrics::ece`]).
+    pub fn ece(&self, labels: &[usize], bins: usize) -> Result<f64> {
+        self.check_labels(labels)?;
+        metrics::ece(&self.probabilities(), self.classes, labels, bins)
+    }
+    fn check_labels(&self, labels: &[usize]) -> Result<()> {
+        if labels.len() != self.n {
+            return Err(Error::shape("ClassPredictive labels", [self.n], [labels.len()]));
+        }
+        if let Some(&bad) = labels.iter().find(|&&c| c >= self.classes) {
+            return Err(Error::LabelOutOfRange {
+                context: "ClassPredictive".into(),
+                label: bad as i64,
+                num_classes: self.classes,
+            });
+        }
+        Ok(())
+    }
     /// Entropy of `softmax(f̄)` per point: the paper's non-Bayesian (point-estimate) score.
     pub fn mean_softmax_entropy(&self) -> Vec<f64> {
         let probs: Vec<f64> = (0..self.n)
@@ -119,11 +155,6 @@ impl ClassPredictive {
             .collect();
         entropy(&probs, self.classes)
     }
-}
-
-/// Index of the largest value (the first of ties).
-fn argmax(v: &[f64]) -> usize {
-    v.iter().enumerate().fold((0, f64::NEG_INFINITY), |best, (i, &x)| if x > best.1 { (i, x) } else { best }).0
 }
 
 /// `1 − max_c count_c / Σ_c count_c` (0 for no counts).

@@ -10,7 +10,9 @@ mod class_predictive;
 pub mod decoupled;
 pub mod deep_gp;
 pub mod ep;
+mod gaussian_predictive;
 pub mod gpr;
+pub(crate) mod placement;
 pub mod sgpr;
 pub mod skew_gp;
 pub mod svgp;
@@ -25,6 +27,7 @@ pub use class_predictive::{entropy, variation_ratio_from_counts, ClassPredictive
 pub use decoupled::{fit_decoupled, DecoupledGp, DecoupledGpConfig, Odvff, Odvgp};
 pub use deep_gp::{DeepGp, DeepGpConfig, DeepGpLayer};
 pub use ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
+pub use gaussian_predictive::GaussianPredictive;
 pub use gpr::ExactGpr;
 pub use sgpr::Sgpr;
 pub use skew_gp::{SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};

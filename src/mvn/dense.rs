@@ -1,45 +1,24 @@
 //! Small host-side dense helpers (faer, f64) shared by the SUN distribution and the skew GP
 //! posterior.
 use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
-use faer::{Mat, MatRef, Par};
+use faer::{Mat, MatRef};
 
 use crate::error::{Error, Result};
-
-/// Parallelism for faer: rayon for large matrices.
-pub fn par(n: usize) -> Par {
-    if n >= 192 {
-        Par::rayon(0)
-    } else {
-        Par::Seq
-    }
-}
+use crate::linalg::host::{self, par_for as par};
 
 /// Lower Cholesky factor of a symmetric positive-definite matrix, retrying with `jitter · mean
-/// diag` added for `jitter` in `1e-10, 1e-8, 1e-6` if needed; [`Error::NotPositiveDefinite`]
-/// (with `batch` = `what`) otherwise.
+/// diag` added for `jitter` in `1e-10, 1e-8, 1e-6` if needed (the host toolbox's ladder,
+/// [`crate::linalg::host`]); [`Error::NotPositiveDefinite`] (with `batch` = `what`) otherwise.
 pub fn cholesky(a: MatRef<'_, f64>, what: usize) -> Result<Mat<f64>> {
     let n = a.nrows();
     let mut row_major = Vec::with_capacity(n * n);
-    crate::linalg::host::push_row_major(a, &mut row_major);
+    host::push_row_major(a, &mut row_major);
     if let Some(index) = row_major.iter().position(|v| !v.is_finite()) {
         return Err(Error::NonFinite { context: format!("cholesky of a {n}x{n} matrix"), index });
     }
-    if let Some(l) = crate::linalg::host::cholesky_lower(&row_major, n) {
-        return Ok(l);
-    }
-    let scale = (0..n).map(|i| a[(i, i)].abs()).sum::<f64>() / n.max(1) as f64;
-    let mut last = 0.0;
-    for rel in [1e-10, 1e-8, 1e-6] {
-        last = rel * scale;
-        let mut work = row_major.clone();
-        for i in 0..n {
-            work[i * n + i] += last;
-        }
-        if let Some(l) = crate::linalg::host::cholesky_lower(&work, n) {
-            return Ok(l);
-        }
-    }
-    Err(Error::NotPositiveDefinite { n, jitter: last, batch: what })
+    host::cholesky_with_ladder(&row_major, n, &host::SMALL_JITTER_LADDER)
+        .map(|(l, _)| l)
+        .map_err(|jitter| Error::NotPositiveDefinite { n, jitter, batch: what })
 }
 
 /// `L⁻¹ B` for lower-triangular `L`.

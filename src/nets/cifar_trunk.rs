@@ -7,7 +7,8 @@ use burn::nn::{Linear, LinearConfig, Relu};
 use burn::tensor::{Device, Tensor};
 
 use super::mnist_trunk::he_init;
-use super::{dense_tail, Trunk};
+use super::{check_image_batch, dense_tail, Trunk};
+use crate::error::Result as GpResult;
 
 /// Settings of [`Cifar10Trunk`]; the defaults are the paper's layer widths (spec §3.3).
 #[derive(Config, Debug)]
@@ -50,9 +51,18 @@ impl Cifar10TrunkConfig {
     }
 }
 
-impl Trunk for Cifar10Trunk {
-    fn input_shape(&self) -> [usize; 3] {
+impl Cifar10Trunk {
+    /// Shape `[C, H, W]` of one input image.
+    pub fn input_shape(&self) -> [usize; 3] {
         [3, 32, 32]
+    }
+}
+
+impl Trunk for Cifar10Trunk {
+    type Input = Tensor<4>;
+    /// Errors unless `images` is `[B, C, H, W]` with this trunk's `[C, H, W]`, `B ≥ 1`, finite.
+    fn check_input(&self, images: &Tensor<4>) -> GpResult<()> {
+        check_image_batch(self.input_shape(), images)
     }
     fn out_dim(&self) -> usize {
         self.fc2.weight.dims()[1]

@@ -1,39 +1,39 @@
-//! The library's recipe for a network with a Bayesian SVM head: how the head is initialised from
-//! the untrained network and how q(u) is trained.
+//! The library's recipe for a network with a GP head: how the head is placed on the untrained
+//! network and how it is trained.
 use burn::config::Config;
 use burn::tensor::Device;
 
-use super::{image_batch, FeatureNorm, FeatureNormalizer, HybridNet, Trunk};
-use crate::data::ImageSet;
+use super::{
+    FeatureNorm, FeatureNormalizer, GpHeadConfig, GpRegressionNet, HeadLikelihood, HybridNet, TrainingSet, Trunk,
+};
 use crate::error::Error;
-use crate::models::BayesianSvmConfig;
+use crate::kernels::Rbf;
 use crate::tensors::to_vec;
 use crate::train::{LrSchedule, TrainConfig};
 
 /// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
 type GpResult<T> = crate::error::Result<T>;
 
-/// How a hybrid network ([`HybridNet`]) is built and trained.
+/// How a network with a GP head ([`HybridNet`]) is built and trained.
 ///
-/// The defaults are the recipe that learns MNIST in every measured run (issue 16,
-/// `docs/results/hybrid_reliability.md`): features standardised across the batch
+/// The defaults are the recipe that learns MNIST in every measured run
+/// (`docs/results/hybrid_reliability.md`): features standardised across the batch
 /// ([`FeatureNorm::Batch`]), the head's inducing points and lengthscales placed on the normalised
-/// features of `init_images` training images of the untrained network, `q(u)` trained by
-/// natural-gradient steps of size `natural_step` after every Adam step on the rest.
-/// `natural_step = 0` trains `q(u)` by Adam as well, as the paper does. Train with
-/// [`train_config`](Self::train_config): Adam at 1e-3 on batches of 128, the learning rate annealed
-/// along half a cosine to 0 over the run.
+/// features of `init_samples` training examples of the untrained network, and for a
+/// classification head `q(u)` trained by natural-gradient steps of size `natural_step` after
+/// every Adam step on the rest. `natural_step = 0` trains `q(u)` by Adam as well, as paper 003
+/// does (and as the regression head must). Train with [`train_config`](Self::train_config): Adam
+/// at 1e-3 on batches of 128, the learning rate annealed along half a cosine to 0 over the run.
 #[derive(Config, Debug)]
 pub struct HybridConfig {
-    /// The Bayesian SVM head (classes, inducing points, initial `q(u)`, seed); see
-    /// [`BayesianSvmConfig::head`].
-    pub head: BayesianSvmConfig,
+    /// The GP head (outputs, inducing points, initial `q(u)`, seed).
+    pub head: GpHeadConfig,
     /// Normalisation of the trunk's features before the head.
     #[config(default = "FeatureNorm::Batch")]
     pub feature_norm: FeatureNorm,
-    /// Training images whose features place the inducing points and set the lengthscales.
+    /// Training examples whose features place the inducing points and set the lengthscales.
     #[config(default = 1000)]
-    pub init_images: usize,
+    pub init_samples: usize,
     /// Step size ρ of the natural-gradient updates of `q(u)` after every Adam step (0: Adam trains
     /// `q(u)` too).
     #[config(default = 0.02)]
@@ -41,9 +41,14 @@ pub struct HybridConfig {
 }
 
 impl HybridConfig {
-    /// The default recipe for a `num_classes`-way head.
+    /// The recipe for a `num_classes`-way Bayesian SVM head (paper 003's hybrid).
     pub fn classes(num_classes: usize) -> Self {
-        Self::new(BayesianSvmConfig::head(num_classes))
+        Self::new(GpHeadConfig::new(num_classes))
+    }
+
+    /// The recipe for an SVGP regression head with `outputs` target columns: `q(u)` by Adam.
+    pub fn regression(outputs: usize) -> Self {
+        Self::new(GpHeadConfig::new(outputs)).with_natural_step(0.0)
     }
 
     /// The optimiser settings of the recipe for `epochs` epochs: batches of 128, Adam at 1e-3
@@ -61,10 +66,10 @@ impl HybridConfig {
         }
     }
 
-    /// Checks the settings that [`BayesianSvmConfig`] does not.
+    /// Checks the settings that [`GpHeadConfig`] does not.
     pub fn validate(&self) -> GpResult<()> {
-        if self.init_images == 0 {
-            return Err(Error::invalid("init_images", "need at least one image to place the inducing points"));
+        if self.init_samples == 0 {
+            return Err(Error::invalid("init_samples", "need at least one example to place the inducing points"));
         }
         if !(self.natural_step.is_finite() && (0.0..=1.0).contains(&self.natural_step)) {
             return Err(Error::invalid("natural_step", format!("must be in [0, 1], got {}", self.natural_step)));
@@ -72,22 +77,57 @@ impl HybridConfig {
         Ok(())
     }
 
-    /// Puts a head on `trunk` for training on `train`: the features of `init_images` evenly spaced
-    /// training images (at most `train.n`) set the normaliser's running statistics, the
-    /// lengthscales and the inducing points. `device` is the training (autodiff) device.
-    pub fn init<T: Trunk>(&self, trunk: T, train: &ImageSet, device: &Device) -> GpResult<HybridNet<T>> {
+    /// Puts a Bayesian SVM head on `trunk` for classification on `train` (see
+    /// [`init_with`](Self::init_with)).
+    pub fn init<T, S>(&self, trunk: T, train: &S, device: &Device) -> GpResult<HybridNet<T>>
+    where
+        T: Trunk,
+        S: TrainingSet<Input = T::Input>,
+    {
+        self.init_with(trunk, train, device)
+    }
+
+    /// Puts an SVGP regression head on `trunk` for training on `train` (see
+    /// [`init_with`](Self::init_with)).
+    pub fn init_regression<T, S>(&self, trunk: T, train: &S, device: &Device) -> GpResult<GpRegressionNet<T>>
+    where
+        T: Trunk,
+        S: TrainingSet<Input = T::Input>,
+    {
+        self.init_with(trunk, train, device)
+    }
+
+    /// Puts a GP head with likelihood `L` on `trunk` for training on `train`: the features of
+    /// `init_samples` evenly spaced training examples (at most all of them) set the normaliser's
+    /// running statistics, the lengthscales and the inducing points. `device` is the training
+    /// (autodiff) device.
+    pub fn init_with<T, S, L>(&self, trunk: T, train: &S, device: &Device) -> GpResult<HybridNet<T, Rbf, L>>
+    where
+        T: Trunk,
+        S: TrainingSet<Input = T::Input>,
+        L: HeadLikelihood,
+    {
         self.validate()?;
-        if train.n == 0 {
-            return Err(Error::Empty { context: "HybridConfig::init: training images".into() });
+        let n = train.len();
+        if n == 0 {
+            return Err(Error::Empty { context: "HybridConfig::init: training set".into() });
         }
-        let size = self.init_images.min(train.n);
-        let step = (train.n / size).max(1);
-        let idx: Vec<usize> = (0..train.n).step_by(step).take(size).collect();
-        let raw = trunk.features(image_batch(train, &idx, device)?.images).detach();
+        if train.outputs() != self.head.outputs {
+            return Err(Error::invalid(
+                "train",
+                format!("{} target columns, but the head has {} outputs", train.outputs(), self.head.outputs),
+            ));
+        }
+        let size = self.init_samples.min(n);
+        let step = (n / size).max(1);
+        let idx: Vec<usize> = (0..n).step_by(step).take(size).collect();
+        let (input, _) = train.batch(&idx, device)?;
+        trunk.check_input(&input)?;
+        let raw = trunk.features(input).detach();
         let d = trunk.out_dim();
         let mut norm = FeatureNormalizer::new(self.feature_norm, d, device);
         let features = norm.start_from_sample(raw);
-        let head = self.head.init_head(&to_vec(features), d, train.n, device)?;
+        let head = self.head.init(&to_vec(features), d, n, device)?;
         HybridNet::new(trunk, norm, head)
     }
 }

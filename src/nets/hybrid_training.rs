@@ -1,13 +1,13 @@
 //! Training a [`HybridNet`] by the library's recipe ([`HybridConfig`]): Adam on the trunk, the
-//! normaliser's scale and shift, the kernel and the inducing points; natural-gradient steps on
-//! `q(u)` after every Adam step (or Adam on `q(u)` too, with `natural_step = 0`).
+//! normaliser's scale and shift, the kernel, the likelihood and the inducing points;
+//! natural-gradient steps on `q(u)` after every Adam step where the head's likelihood has them
+//! (or Adam on `q(u)` too, with `natural_step = 0`).
 use burn::optim::{AdamConfig, GradientsParams};
 
-use super::{image_batch, HybridConfig, HybridNet, Trunk};
-use crate::data::ImageSet;
+use super::{HeadLikelihood, HybridConfig, HybridNet, TrainingSet, Trunk};
 use crate::error::{Error, Result};
+use crate::kernels::Kernel;
 use crate::metrics::argmax;
-use crate::models::HingeNaturalGradient;
 use crate::optim::flatten_gradients;
 use crate::tensors::to_vec;
 use crate::train::{fit_loop, History, StepIndex, TrainConfig};
@@ -23,7 +23,7 @@ pub struct HybridStep {
     pub data_per_image: f64,
     /// `KL(q(u) ‖ p(u)) / N`.
     pub kl_per_image: f64,
-    /// Fraction of the batch whose largest latent mean is its label.
+    /// Fraction of the batch whose largest latent mean is its label (NaN for a regression head).
     pub batch_accuracy: f64,
     /// Spread of the trunk's raw features: the standard deviation across the batch of each
     /// feature, averaged over features.
@@ -44,64 +44,71 @@ pub struct HybridStep {
 ///
 /// `net` lives on an autodiff device (see [`HybridConfig::init`]). For a run that repeats bit for
 /// bit, seed the device before the trunk is built (`device.seed(seed)`) and keep the thread count.
-pub fn fit_hybrid<T, E>(
-    net: HybridNet<T>,
-    train: &ImageSet,
+pub fn fit_hybrid<T, K, L, S, E>(
+    net: HybridNet<T, K, L>,
+    train: &S,
     recipe: &HybridConfig,
     config: &TrainConfig,
     evaluate: E,
-) -> Result<(HybridNet<T>, History)>
+) -> Result<(HybridNet<T, K, L>, History)>
 where
     T: Trunk,
-    E: FnMut(&HybridNet<T>, usize) -> Result<Vec<(String, f64)>>,
+    K: Kernel,
+    L: HeadLikelihood,
+    S: TrainingSet<Input = T::Input>,
+    E: FnMut(&HybridNet<T, K, L>, usize) -> Result<Vec<(String, f64)>>,
 {
     train_hybrid_loop(net, train, recipe, config, evaluate, None)
 }
 
 /// As [`fit_hybrid`], calling `trace(model, step)` after every step with the model after the
 /// step and what the step did (the gradient norm over the trunk costs one read-back per step).
-pub fn fit_hybrid_traced<T, E>(
-    net: HybridNet<T>,
-    train: &ImageSet,
+pub fn fit_hybrid_traced<T, K, L, S, E>(
+    net: HybridNet<T, K, L>,
+    train: &S,
     recipe: &HybridConfig,
     config: &TrainConfig,
     evaluate: E,
-    trace: &mut dyn FnMut(&HybridNet<T>, &HybridStep),
-) -> Result<(HybridNet<T>, History)>
+    trace: &mut StepTrace<'_, T, K, L>,
+) -> Result<(HybridNet<T, K, L>, History)>
 where
     T: Trunk,
-    E: FnMut(&HybridNet<T>, usize) -> Result<Vec<(String, f64)>>,
+    K: Kernel,
+    L: HeadLikelihood,
+    S: TrainingSet<Input = T::Input>,
+    E: FnMut(&HybridNet<T, K, L>, usize) -> Result<Vec<(String, f64)>>,
 {
     train_hybrid_loop(net, train, recipe, config, evaluate, Some(trace))
 }
 
 /// The per-step callback of [`fit_hybrid_traced`].
-type StepTrace<'a, T> = dyn FnMut(&HybridNet<T>, &HybridStep) + 'a;
+type StepTrace<'a, T, K, L> = dyn FnMut(&HybridNet<T, K, L>, &HybridStep) + 'a;
 
-fn train_hybrid_loop<T, E>(
-    mut net: HybridNet<T>,
-    train: &ImageSet,
+fn train_hybrid_loop<T, K, L, S, E>(
+    mut net: HybridNet<T, K, L>,
+    train: &S,
     recipe: &HybridConfig,
     config: &TrainConfig,
     evaluate: E,
-    mut trace: Option<&mut StepTrace<'_, T>>,
-) -> Result<(HybridNet<T>, History)>
+    mut trace: Option<&mut StepTrace<'_, T, K, L>>,
+) -> Result<(HybridNet<T, K, L>, History)>
 where
     T: Trunk,
-    E: FnMut(&HybridNet<T>, usize) -> Result<Vec<(String, f64)>>,
+    K: Kernel,
+    L: HeadLikelihood,
+    S: TrainingSet<Input = T::Input>,
+    E: FnMut(&HybridNet<T, K, L>, usize) -> Result<Vec<(String, f64)>>,
 {
     recipe.validate()?;
-    if train.num_classes != net.head.num_latent() {
+    if train.outputs() != net.head.num_latent() {
         return Err(Error::invalid(
             "train",
-            format!("{} classes, but the head has {}", train.num_classes, net.head.num_latent()),
+            format!("{} target columns, but the head has {} outputs", train.outputs(), net.head.num_latent()),
         ));
     }
     let device = net.head.q_mu.val().device();
     let mut natural = if recipe.natural_step > 0.0 {
-        let mut natural = HingeNaturalGradient::new(&net.head)?;
-        natural.max_step = recipe.natural_step;
-        natural.min_step = recipe.natural_step;
+        let natural = L::natural_start(&net.head, recipe.natural_step)?;
         net.head.q_mu = net.head.q_mu.set_require_grad(false);
         net.head.q_sqrt = net.head.q_sqrt.set_require_grad(false);
         Some(natural)
@@ -109,9 +116,9 @@ where
         None
     };
     let mut optim = AdamConfig::new().init();
-    let step = |net: HybridNet<T>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T>, f64)> {
-        let batch = image_batch(train, idx, &device)?;
-        let objective = net.objective(batch.images, batch.targets.clone())?;
+    let step = |net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
+        let (input, targets) = train.batch(idx, &device)?;
+        let objective = net.objective(input, targets.clone())?;
         let loss = objective.loss.clone().into_scalar::<f64>();
         if !loss.is_finite() {
             return Err(Error::invalid(
@@ -128,9 +135,8 @@ where
         let mut net = optim.step(config.lr_at(at), net, grads);
         let rho = match natural.as_mut() {
             Some(natural) => {
-                let rho = natural.step_size();
-                net.head = natural.update(net.head, objective.features.clone().detach(), batch.targets)?;
-                rho
+                net.head = L::natural_update(natural, net.head, objective.features.clone().detach(), targets.clone())?;
+                recipe.natural_step
             }
             None => 0.0,
         };
@@ -143,7 +149,11 @@ where
                 loss,
                 data_per_image: objective.data.into_scalar::<f64>() / idx.len() as f64,
                 kl_per_image: objective.kl.into_scalar::<f64>() / n,
-                batch_accuracy: batch_accuracy(&to_vec(objective.mean.detach()), &batch.label_values),
+                batch_accuracy: if L::classifies() {
+                    batch_accuracy(&to_vec(objective.mean.detach()), &to_vec(targets), net.head.num_latent())
+                } else {
+                    f64::NAN
+                },
                 raw_spread: spread(&raw_sd),
                 raw_offset: offset(&raw_mean),
                 head_spread: spread(&head_sd),
@@ -154,14 +164,15 @@ where
         }
         Ok((net, loss))
     };
-    fit_loop(net, train.n, config, "obj", step, evaluate)
+    fit_loop(net, train.len(), config, "obj", step, evaluate)
 }
 
-/// Fraction of rows of `mean` `[B, C]` whose largest entry is at the row's label.
-fn batch_accuracy(mean: &[f64], labels: &[usize]) -> f64 {
-    let c = mean.len() / labels.len().max(1);
-    let hits = mean.chunks(c.max(1)).zip(labels).filter(|(row, &label)| argmax(row) == label).count();
-    hits as f64 / labels.len().max(1) as f64
+/// Fraction of rows of `mean` `[B, C]` whose largest entry is where the one-hot row of `targets`
+/// has its 1.
+fn batch_accuracy(mean: &[f64], targets: &[f64], c: usize) -> f64 {
+    let rows = mean.chunks(c).zip(targets.chunks(c));
+    let hits = rows.clone().filter(|(m, t)| argmax(m) == argmax(t)).count();
+    hits as f64 / rows.count().max(1) as f64
 }
 
 /// Per-column means and standard deviations of a row-major `[b, d]` matrix.

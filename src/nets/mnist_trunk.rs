@@ -6,7 +6,8 @@ use burn::nn::pool::{MaxPool2d, MaxPool2dConfig};
 use burn::nn::{Initializer, Linear, LinearConfig, Relu};
 use burn::tensor::{Device, Tensor};
 
-use super::{dense_tail, Trunk};
+use super::{check_image_batch, dense_tail, Trunk};
+use crate::error::Result as GpResult;
 
 /// Settings of [`MnistTrunk`]; the defaults are the paper's layer widths (spec §3.3).
 #[derive(Config, Debug)]
@@ -56,9 +57,18 @@ impl MnistTrunkConfig {
     }
 }
 
-impl Trunk for MnistTrunk {
-    fn input_shape(&self) -> [usize; 3] {
+impl MnistTrunk {
+    /// Shape `[C, H, W]` of one input image.
+    pub fn input_shape(&self) -> [usize; 3] {
         self.input
+    }
+}
+
+impl Trunk for MnistTrunk {
+    type Input = Tensor<4>;
+    /// Errors unless `images` is `[B, C, H, W]` with this trunk's `[C, H, W]`, `B ≥ 1`, finite.
+    fn check_input(&self, images: &Tensor<4>) -> GpResult<()> {
+        check_image_batch(self.input_shape(), images)
     }
     fn out_dim(&self) -> usize {
         self.fc2.weight.dims()[1]

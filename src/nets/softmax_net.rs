@@ -22,12 +22,12 @@ impl<T: Trunk> SoftmaxNet<T> {
         Self { trunk, fc }
     }
     /// Class logits `[B, classes]`.
-    pub fn logits(&self, images: Tensor<4>) -> Tensor<2> {
-        self.fc.forward(self.trunk.features(images))
+    pub fn logits(&self, input: T::Input) -> Tensor<2> {
+        self.fc.forward(self.trunk.features(input))
     }
     /// Mean cross-entropy of the batch `[1]`.
-    pub fn loss(&self, images: Tensor<4>, labels: Tensor<1, Int>) -> Tensor<1> {
-        let logits = self.logits(images);
+    pub fn loss(&self, input: T::Input, labels: Tensor<1, Int>) -> Tensor<1> {
+        let logits = self.logits(input);
         CrossEntropyLossConfig::new().init(&logits.device()).forward(logits, labels)
     }
 }

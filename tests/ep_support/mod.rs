@@ -153,3 +153,9 @@ pub fn fixed_site_gradient(
     let value = energy.clone().into_scalar::<f64>();
     (value, spec_gradient(model, &energy.backward()))
 }
+
+/// Class indices of ±1 targets: −1 → 0, +1 → 1 (the classifiers' label convention).
+#[allow(dead_code)]
+pub fn classes(y: &[f64]) -> Vec<usize> {
+    y.iter().map(|&v| usize::from(v > 0.0)).collect()
+}

@@ -188,18 +188,16 @@ impl<K: Kernel> EpGpClassifier<K> {
         Ok((mean, var))
     }
 
-    /// `p(y = +1 | x) = Φ(m*/√(1 + s*))` at the rows of `x`.
+    /// `p(class 1 | x) = Φ(m*/√(1 + s*))` at the rows of `x`.
     pub fn predict_proba(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<Vec<f64>> {
         let (m, v) = self.predict_latent(x, q)?;
         Ok(m.iter().zip(&v).map(|(m, v)| norm_cdf(m / (1.0 + v).sqrt())).collect())
     }
 
-    /// `log p(y_i | x_i)` for labels `y = ±1`, by the stable log-CDF.
-    pub fn predict_log_density(&self, x: &Tensor<2>, y: &[f64], q: &WhitenedPosterior) -> Result<Vec<f64>> {
+    /// `log p(y_i | x_i)` for class labels in `{0, 1}`, by the stable log-CDF.
+    pub fn predict_log_density(&self, x: &Tensor<2>, labels: &[usize], q: &WhitenedPosterior) -> Result<Vec<f64>> {
         let (m, v) = self.predict_latent(x, q)?;
-        if y.len() != m.len() {
-            return Err(Error::shape("EpGpClassifier::predict_log_density: labels", m.len(), y.len()));
-        }
+        let y = crate::data::binary_signs("EpGpClassifier::predict_log_density", labels, m.len())?;
         Ok(m.iter().zip(&v).zip(y).map(|((m, v), y)| log_ndtr_scalar(y * m / (1.0 + v).sqrt())).collect())
     }
 }

@@ -132,7 +132,8 @@ pub fn minibatch_update(
 }
 
 impl<K: Kernel> EpGpClassifier<K> {
-    /// Trains on the rows of `x` `[n, d]` (an autodiff device) with labels `y` (±1) by `config`.
+    /// Trains on the rows of `x` `[n, d]` (an autodiff device) with class labels `labels` in
+    /// `{0, 1}` by `config` (class 1 is the positive class of the probit likelihood).
     ///
     /// `evaluate(model, q, epoch)` runs after every `config.evaluate_every`-th iteration (batch
     /// modes) or epoch (minibatch), and after the last, with the model and its posterior at the
@@ -142,11 +143,11 @@ impl<K: Kernel> EpGpClassifier<K> {
     ///
     /// A step that produces a non-finite value is undone and retried with halved damping and
     /// halved step sizes, up to 6 times; then training stops with an error naming the step.
-    pub fn fit<E>(self, x: &Tensor<2>, y: &[f64], config: &EpConfig, evaluate: E) -> Result<EpFit<K>>
+    pub fn fit<E>(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig, evaluate: E) -> Result<EpFit<K>>
     where
         E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
     {
-        self.fit_with_reducer(x, y, config, &HostReducer, evaluate)
+        self.fit_with_reducer(x, labels, config, &HostReducer, evaluate)
     }
 
     /// As [`Self::fit`], with the batch modes' shard statistics combined by `reducer` (one shard
@@ -155,7 +156,7 @@ impl<K: Kernel> EpGpClassifier<K> {
     pub fn fit_with_reducer<E>(
         self,
         x: &Tensor<2>,
-        y: &[f64],
+        labels: &[usize],
         config: &EpConfig,
         reducer: &dyn ShardReducer,
         mut evaluate: E,
@@ -164,7 +165,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
     {
         let n = crate::models::check_inputs("EpGpClassifier::fit", x, Some(self.input_dim()))?;
-        crate::data::check_binary_labels(y, n)?;
+        let y = &crate::data::binary_signs("EpGpClassifier::fit", labels, n)?[..];
         let m = self.num_inducing();
         if m > n {
             return Err(Error::invalid("inducing points", format!("m = {m} exceeds the {n} training points")));
@@ -291,7 +292,7 @@ impl<K: Kernel> EpGpClassifier<K> {
 }
 
 impl<K: Kernel> EpFit<K> {
-    /// `p(y = +1 | x)` at the rows of `x`.
+    /// `p(class 1 | x)` at the rows of `x`.
     pub fn predict_proba(&self, x: &Tensor<2>) -> Result<Vec<f64>> {
         self.model.predict_proba(x, &self.posterior)
     }
@@ -299,8 +300,8 @@ impl<K: Kernel> EpFit<K> {
     pub fn predict_latent(&self, x: &Tensor<2>) -> Result<(Vec<f64>, Vec<f64>)> {
         self.model.predict_latent(x, &self.posterior)
     }
-    /// `log p(y_i | x_i)` for labels ±1.
-    pub fn predict_log_density(&self, x: &Tensor<2>, y: &[f64]) -> Result<Vec<f64>> {
-        self.model.predict_log_density(x, y, &self.posterior)
+    /// `log p(y_i | x_i)` for class labels in `{0, 1}`.
+    pub fn predict_log_density(&self, x: &Tensor<2>, labels: &[usize]) -> Result<Vec<f64>> {
+        self.model.predict_log_density(x, labels, &self.posterior)
     }
 }

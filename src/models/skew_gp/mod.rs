@@ -18,7 +18,7 @@ mod spsa;
 mod train;
 
 pub use config::{Objective, SkewGpConfig, SkewOptimizer};
-pub use objective::{binary_signs, partition, BlockTerms};
+pub use objective::{partition, BlockTerms};
 pub use posterior::{Prediction, SkewGpPosterior};
 pub use prior::SkewGp;
 pub use spsa::{assign_params, flatten_params, Spsa};

@@ -90,24 +90,8 @@ impl<K: Kernel> SkewGp<K> {
     }
 
     /// Checks that `x` and labels `y ∈ {0, 1}` agree and returns the signs `w = 2y − 1`.
-    pub fn signs(&self, x: &Tensor<2>, y: &[f64]) -> Result<Vec<f64>> {
+    pub fn signs(&self, x: &Tensor<2>, labels: &[usize]) -> Result<Vec<f64>> {
         let n = crate::models::check_inputs("SkewGp", x, self.kernel.input_dim())?;
-        binary_signs(y, n)
+        crate::data::binary_signs("SkewGp labels (must be 0 or 1)", labels, n)
     }
-}
-
-/// `w = 2y − 1` for labels `y ∈ {0, 1}` ([`Error::ShapeMismatch`] for a wrong count,
-/// [`Error::LabelOutOfRange`] for any other value).
-pub fn binary_signs(y: &[f64], n: usize) -> Result<Vec<f64>> {
-    if y.len() != n {
-        return Err(Error::shape("SkewGp: labels", n, y.len()));
-    }
-    if let Some(&bad) = y.iter().find(|&&v| v != 0.0 && v != 1.0) {
-        return Err(Error::LabelOutOfRange {
-            context: "SkewGp labels (must be 0 or 1)".into(),
-            label: if bad.is_finite() { bad as i64 } else { i64::MIN },
-            num_classes: 2,
-        });
-    }
-    Ok(y.iter().map(|v| 2.0 * v - 1.0).collect())
 }

@@ -78,7 +78,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// `[n, p]` with labels `y ∈ {0, 1}`: checks that the prior's joint matrix `M` (eq. 2) is
     /// positive definite ([`Error::NotPositiveDefinite`] otherwise, e.g. a pseudo-point on a
     /// training input with no nugget), builds `γ̃`, `Γ̃` and factors `Γ̃` (host f64).
-    pub fn new(model: SkewGp<K>, x: Tensor<2>, y: &[f64]) -> Result<Self> {
+    pub fn new(model: SkewGp<K>, x: Tensor<2>, y: &[usize]) -> Result<Self> {
         let w = model.signs(&x, y)?;
         let n = w.len();
         let s = model.latent_dim();

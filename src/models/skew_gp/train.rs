@@ -11,7 +11,7 @@ use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
 use super::config::{SkewGpConfig, SkewOptimizer};
-use super::objective::{binary_signs, partition};
+use super::objective::partition;
 use super::posterior::SkewGpPosterior;
 use super::prior::SkewGp;
 use super::spsa::{assign_params, flatten_params, Spsa};
@@ -76,14 +76,14 @@ impl SkewGpClassifier {
     /// Genz estimator (Adam), or only evaluated twice per step (SPSA). A non-finite block
     /// estimate stops training with [`Error::NonFinite`] naming the step and the block's rows;
     /// parameters that become non-finite stop it too.
-    pub fn fit<K: Kernel>(config: &SkewGpConfig, model: SkewGp<K>, x: &Tensor<2>, y: &[f64]) -> Result<SkewGpFit<K>> {
+    pub fn fit<K: Kernel>(config: &SkewGpConfig, model: SkewGp<K>, x: &Tensor<2>, y: &[usize]) -> Result<SkewGpFit<K>> {
         let n = crate::models::check_inputs("SkewGpClassifier::fit", x, model.kernel.input_dim())?;
         config.check(n)?;
         let s = config.s()?;
         if model.latent_dim() != s {
             return Err(Error::invalid("model", format!("latent dimension {} ≠ config's {s}", model.latent_dim())));
         }
-        let w = binary_signs(y, n)?;
+        let w = crate::data::binary_signs("SkewGp labels (must be 0 or 1)", y, n)?;
         let start = Instant::now();
         let (rows, holdout) = split_rows(config, x, y)?;
         let patterns = config.phase_patterns()?;
@@ -159,23 +159,22 @@ struct Run<K: Module> {
 struct Holdout {
     /// Inputs trained on (no autodiff) and their labels `{0, 1}`.
     fit_x: Tensor<2>,
-    fit_y: Vec<f64>,
+    fit_y: Vec<usize>,
     /// Held-out inputs and labels.
     x: Tensor<2>,
-    y: Vec<f64>,
+    y: Vec<usize>,
     /// Fixed lattice of the exact predictive ratios (dimension `s + rows trained on + 1`).
     points: QmcPoints,
 }
 
 /// The rows trained on and, with `config.validation_fraction > 0`, the hold-out (stratified by
 /// label, seeded).
-fn split_rows(config: &SkewGpConfig, x: &Tensor<2>, y: &[f64]) -> Result<(Vec<usize>, Option<Holdout>)> {
+fn split_rows(config: &SkewGpConfig, x: &Tensor<2>, y: &[usize]) -> Result<(Vec<usize>, Option<Holdout>)> {
     let n = y.len();
     if config.validation_fraction == 0.0 {
         return Ok(((0..n).collect(), None));
     }
-    let labels: Vec<usize> = y.iter().map(|v| *v as usize).collect();
-    let split = crate::data::stratified_split(&labels, config.validation_fraction, config.seed ^ 0x4a1d)?;
+    let split = crate::data::stratified_split(y, config.validation_fraction, config.seed ^ 0x4a1d)?;
     if split.train.len() < config.block_size.min(n) || split.test.is_empty() {
         return Err(Error::invalid(
             "validation_fraction",
@@ -206,7 +205,7 @@ fn split_rows(config: &SkewGpConfig, x: &Tensor<2>, y: &[f64]) -> Result<(Vec<us
 fn holdout_score<K: Kernel>(model: &SkewGp<K>, h: &Holdout) -> Result<f64> {
     let posterior = SkewGpPosterior::new(model.clone(), h.fit_x.clone(), &h.fit_y)?;
     let p = posterior.predict_exact(&h.x, &h.points)?;
-    let nll: f64 = p.iter().zip(&h.y).map(|(p, y)| -(if *y > 0.5 { *p } else { 1.0 - p }).clamp(1e-12, 1.0).ln()).sum();
+    let nll: f64 = p.iter().zip(&h.y).map(|(p, y)| -(if *y == 1 { *p } else { 1.0 - p }).clamp(1e-12, 1.0).ln()).sum();
     Ok(nll / h.y.len() as f64)
 }
 

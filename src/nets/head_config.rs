@@ -1,0 +1,64 @@
+//! [`GpHeadConfig`]: the sparse GP head of a network, placed on a sample of the network's features.
+use burn::config::Config;
+use burn::tensor::Device;
+
+use super::HeadLikelihood;
+use crate::inducing::InducingPoints;
+use crate::kernels::Rbf;
+use crate::models::placement::{jitter_or_default, rbf_and_inducing};
+use crate::models::{InducingInit, Svgp, SvgpConfig};
+
+/// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
+type GpResult<T> = crate::error::Result<T>;
+
+/// Settings of the sparse GP head of a [`HybridNet`](super::HybridNet): an ARD RBF kernel,
+/// `num_inducing` inducing points and one latent GP per output, with the likelihood chosen by the
+/// head's type ([`HeadLikelihood`]).
+#[derive(Config, Debug)]
+pub struct GpHeadConfig {
+    /// Number of target columns: the classes C of a classification head, 1 for scalar regression.
+    pub outputs: usize,
+    /// Number of inducing points P (64 in paper 003).
+    #[config(default = 64)]
+    pub num_inducing: usize,
+    /// Placement of the inducing points on the feature sample.
+    #[config(default = "InducingInit::KMeans")]
+    pub inducing_init: InducingInit,
+    /// Initial diagonal of the whitened `q(u)` Cholesky factors: 0.1, because at the prior (1) the
+    /// trunk gets almost no signal through the head's variances and training stalls.
+    #[config(default = 0.1)]
+    pub q_sqrt_init: f64,
+    /// Standard deviation of the random initial whitened means (breaks ties between classes).
+    #[config(default = 1e-3)]
+    pub q_mu_init_std: f64,
+    /// Jitter on `K_ZZ` relative to σ² = 1; `None` picks 1e-6 in f64 and 1e-4 in f32.
+    pub jitter: Option<f64>,
+    /// Seed of the inducing-point placement and the initial means.
+    #[config(default = 0)]
+    pub seed: u64,
+}
+
+impl GpHeadConfig {
+    /// The head on `features` `[s, d]` (a sample of the network's normalised features) for
+    /// training on `num_data` examples: lengthscales from the sample's median distance, inducing
+    /// points placed on it.
+    pub fn init<L: HeadLikelihood>(
+        &self,
+        features: &[f64],
+        d: usize,
+        num_data: usize,
+        device: &Device,
+    ) -> GpResult<Svgp<Rbf, InducingPoints, L>> {
+        let likelihood = L::for_head(self.outputs, device)?;
+        let s = features.len().checked_div(d).unwrap_or(0);
+        let (kernel, inducing) =
+            rbf_and_inducing(features, (s, d), self.num_inducing, self.inducing_init, self.seed, device)?;
+        SvgpConfig::new(num_data)
+            .with_num_latent(self.outputs)
+            .with_jitter(jitter_or_default(self.jitter, device))
+            .with_q_sqrt_init(self.q_sqrt_init)
+            .with_q_mu_init_std(self.q_mu_init_std)
+            .with_seed(self.seed)
+            .init(kernel, inducing, likelihood, device)
+    }
+}
