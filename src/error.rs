@@ -67,6 +67,15 @@ pub enum Error {
         /// What is wrong (wrong magic number, truncated record, unparsable number, ...).
         reason: String,
     },
+    /// A saved model file holds another model type, or a description that does not fit its
+    /// weights (see [`crate::saved`]).
+    #[error("model file {path}: {reason}")]
+    ModelMismatch {
+        /// The file.
+        path: PathBuf,
+        /// What does not match.
+        reason: String,
+    },
     /// An operating-system I/O error while reading a file.
     #[error("I/O error reading {path}: {source}")]
     Io {

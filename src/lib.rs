@@ -20,6 +20,7 @@ pub mod models;
 pub mod mvn;
 pub mod nets;
 pub mod optim;
+pub mod saved;
 pub mod special;
 pub mod tensors;
 pub mod train;
@@ -42,6 +43,7 @@ pub mod prelude {
     pub use crate::nets::{
         fit_hybrid, GpHeadConfig, GpRegressionNet, HybridConfig, HybridNet, MnistTrunkConfig, Trunk,
     };
+    pub use crate::saved::SavedModel;
     pub use crate::tensors::matrix;
     pub use crate::train::{fit, TrainConfig};
 }

@@ -52,6 +52,10 @@ impl Cifar10TrunkConfig {
 }
 
 impl Cifar10Trunk {
+    /// The convolution width.
+    pub(crate) fn width(&self) -> usize {
+        self.conv1.weight.dims()[0]
+    }
     /// Shape `[C, H, W]` of one input image.
     pub fn input_shape(&self) -> [usize; 3] {
         [3, 32, 32]

@@ -59,6 +59,16 @@ impl FeatureNormalizer {
         Self { batch, rows: kind == FeatureNorm::Rows }
     }
 
+    /// What this normaliser does and the width it normalises (0 where the kind has none).
+    pub(crate) fn kind_and_dim(&self) -> (FeatureNorm, usize) {
+        match &self.batch {
+            Some(norm) if norm.gamma.is_require_grad() => (FeatureNorm::BatchAffine, norm.gamma.dims()[0]),
+            Some(norm) => (FeatureNorm::Batch, norm.gamma.dims()[0]),
+            None if self.rows => (FeatureNorm::Rows, 0),
+            None => (FeatureNorm::Identity, 0),
+        }
+    }
+
     /// The normalised features `[B, D]`.
     pub fn forward(&self, features: Tensor<2>) -> Tensor<2> {
         match &self.batch {

@@ -83,6 +83,23 @@ pub fn num_freq_for_budget(beta: usize, dims: usize, per_dimension: bool) -> Res
 }
 
 impl FourierFeatures {
+    /// The box `[(a_d, b_d)]` and the frequencies F per dimension.
+    pub(crate) fn layout(&self) -> (Vec<f64>, Vec<f64>, usize) {
+        (self.lower.clone(), self.upper.clone(), self.num_freq)
+    }
+    /// Features with a box and F taken as given (a saved model's, checked when it was built).
+    pub(crate) fn from_layout(lower: Vec<f64>, upper: Vec<f64>, num_freq: usize) -> Result<Self> {
+        if lower.len() != upper.len() || lower.is_empty() || num_freq == 0 {
+            return Err(Error::invalid(
+                "FourierFeatures",
+                format!("{} lower and {} upper ends, F = {num_freq}", lower.len(), upper.len()),
+            ));
+        }
+        if lower.iter().zip(&upper).any(|(a, b)| !(a.is_finite() && b.is_finite() && a < b)) {
+            return Err(Error::invalid("FourierFeatures", "every interval must be finite with a < b"));
+        }
+        Ok(Self { lower, upper, num_freq })
+    }
     /// Features of `kernel` on the box `intervals` `[(a_d, b_d)]` with `num_freq` = F ≥ 1
     /// frequencies per dimension.
     ///

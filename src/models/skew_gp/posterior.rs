@@ -99,6 +99,14 @@ impl<K: Kernel> SkewGpPosterior<K> {
     pub fn model(&self) -> &SkewGp<K> {
         &self.model
     }
+    /// The training inputs `[n, p]` the posterior conditions on.
+    pub fn training_inputs(&self) -> &Tensor<2> {
+        &self.x
+    }
+    /// The training labels in `{0, 1}`.
+    pub fn labels(&self) -> Vec<usize> {
+        self.w.iter().map(|&w| usize::from(w > 0.0)).collect()
+    }
     /// `γ̃` `[s + n]`.
     pub fn gamma_tilde(&self) -> &[f64] {
         &self.gamma_tilde

@@ -1,0 +1,59 @@
+//! The model file: magic bytes, the encoded [`Spec`], then the module's burnpack record.
+use std::path::Path;
+
+use burn::module::Module;
+use burn::store::ModuleRecord;
+use burn::tensor::Bytes;
+
+use super::Spec;
+use crate::error::{Error, Result};
+
+/// The first bytes of every burn-gp model file (format version 1).
+const MAGIC: &[u8; 8] = b"BURNGP\x00\x01";
+
+/// Writes `spec` and `module`'s parameters to `path`.
+pub(crate) fn write<M: Module>(path: &Path, spec: &Spec, module: M) -> Result<()> {
+    let record = module.into_record().into_bytes().map_err(|e| Error::invalid("save", e.to_string()))?;
+    let mut head = Vec::new();
+    spec.encode(&mut head);
+    let mut out = Vec::with_capacity(MAGIC.len() + 8 + head.len() + record.len());
+    out.extend_from_slice(MAGIC);
+    out.extend_from_slice(&(head.len() as u64).to_le_bytes());
+    out.extend_from_slice(&head);
+    out.extend_from_slice(&record);
+    std::fs::write(path, out).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+}
+
+/// Reads the description and the weights' record from `path`.
+pub(crate) fn read(path: &Path) -> Result<(Spec, ModuleRecord)> {
+    let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
+    let bad = |reason: String| Error::BadFormat { path: path.to_path_buf(), reason };
+    if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
+        return Err(bad("not a burn-gp model file (no BURNGP header)".into()));
+    }
+    let mut len = [0u8; 8];
+    len.copy_from_slice(&bytes[MAGIC.len()..MAGIC.len() + 8]);
+    let start = MAGIC.len() + 8;
+    let end = usize::try_from(u64::from_le_bytes(len))
+        .ok()
+        .and_then(|n| start.checked_add(n))
+        .filter(|&e| e <= bytes.len())
+        .ok_or_else(|| bad("model description truncated".into()))?;
+    let (spec, used) = Spec::decode(&bytes[start..end]).map_err(bad)?;
+    if used != end - start {
+        return Err(bad(format!("{} stray bytes after the model description", end - start - used)));
+    }
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes[end..].to_vec()))
+        .map_err(|e| bad(format!("weights: {e}")))?;
+    Ok((spec, record.cast_to_module_dtype()))
+}
+
+/// Loads `record` into `skeleton`; a record that does not fit it is [`Error::ModelMismatch`].
+pub(crate) fn fill<M: Module>(path: &Path, skeleton: M, record: ModuleRecord) -> Result<M> {
+    skeleton.try_load_record(record).map_err(|e| mismatch(path, e))
+}
+
+/// [`Error::ModelMismatch`] for `path` with `reason`.
+pub(crate) fn mismatch(path: &Path, reason: impl std::fmt::Display) -> Error {
+    Error::ModelMismatch { path: path.to_path_buf(), reason: reason.to_string() }
+}

@@ -1,0 +1,376 @@
+//! [`Blueprint`]s and [`SavedModel`]s of the models.
+use std::path::Path;
+
+use burn::nn::LinearConfig;
+use burn::tensor::{Device, Tensor};
+use faer::Mat;
+
+use super::pieces::inducing_count;
+use super::{file, Blueprint, SavedModel, Spec};
+use crate::error::{Error, Result};
+use crate::inducing::{InducingPoints, InducingVariables};
+use crate::kernels::Kernel;
+use crate::likelihoods::{Gaussian, Likelihood};
+use crate::models::decoupled::InitialCovariance;
+use crate::models::deep_gp::{DeepGpBlock, DeepGpLayer, LayerValues, MomentLinear};
+use crate::models::ep::{EpState, WhitenedPosterior};
+use crate::models::{
+    DecoupledGp, DecoupledGpConfig, DeepGp, EpFit, EpGpClassifier, ExactGpr, OneVsRestBsvm, Sgpr, SkewGp,
+    SkewGpPosterior, Svgp, SvgpConfig,
+};
+use crate::tensors::{matrix, to_vec};
+use crate::train::History;
+
+/// Largest size a file may ask a skeleton to allocate in one dimension product (a guard against
+/// damaged files).
+const MAX_CELLS: usize = 1 << 28;
+
+fn checked_cells(dims: &[usize]) -> Result<usize> {
+    dims.iter()
+        .try_fold(1usize, |acc, &d| acc.checked_mul(d))
+        .filter(|&c| c <= MAX_CELLS)
+        .ok_or_else(|| Error::invalid("model file", format!("implausible shape {dims:?}")))
+}
+
+impl<K, L> Blueprint for Svgp<K, InducingPoints, L>
+where
+    K: Kernel + Blueprint,
+    L: Likelihood + Blueprint,
+{
+    /// `Svgp` with `[latent GPs, training points]`, the jitter, and kernel, inducing points and
+    /// likelihood.
+    fn describe(&self) -> Spec {
+        Spec::new("Svgp")
+            .sizes(&[self.num_latent(), self.num_data])
+            .values(&[self.jitter])
+            .part(self.kernel.describe())
+            .part(self.inducing.describe())
+            .part(self.likelihood.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("Svgp", Some(2), Some(1), Some(3))?;
+        let inducing = InducingPoints::rebuild(&spec.parts[1], device)?;
+        checked_cells(&[spec.sizes[0], inducing_count(&inducing), inducing_count(&inducing)])?;
+        SvgpConfig::new(spec.sizes[1]).with_num_latent(spec.sizes[0]).with_jitter(spec.values[0]).init(
+            K::rebuild(&spec.parts[0], device)?,
+            inducing,
+            L::rebuild(&spec.parts[2], device)?,
+            device,
+        )
+    }
+}
+
+impl<K: Kernel + Blueprint> Blueprint for OneVsRestBsvm<K> {
+    /// `OneVsRestBsvm` with one binary model per class.
+    fn describe(&self) -> Spec {
+        self.models.iter().fold(Spec::new("OneVsRestBsvm"), |spec, m| spec.part(m.describe()))
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("OneVsRestBsvm", Some(0), Some(0), None)?;
+        if spec.parts.len() < 2 {
+            return Err(Error::invalid("model file", "a one-vs-rest model needs at least two classes"));
+        }
+        let models = spec.parts.iter().map(|p| Blueprint::rebuild(p, device)).collect::<Result<_>>()?;
+        Ok(Self { models })
+    }
+}
+
+impl Blueprint for DeepGpLayer {
+    /// `DeepGpLayer` with `[D_out, M, D_in, H, has mean function]` and `[jitter, noise floor]`.
+    fn describe(&self) -> Spec {
+        let h = self.log_signal_std.val().dims()[0];
+        let sizes =
+            [self.output_dim(), self.num_inducing(), self.input_dim(), h, usize::from(self.mean_weight.is_some())];
+        Spec::new("DeepGpLayer").sizes(&sizes).values(&[self.jitter, self.noise_floor])
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("DeepGpLayer", Some(5), Some(2), Some(0))?;
+        let [d, m, din, h, mean] = [spec.sizes[0], spec.sizes[1], spec.sizes[2], spec.sizes[3], spec.sizes[4]];
+        checked_cells(&[d, m, m.max(din)])?;
+        let mut r = vec![0.0; d * m * m];
+        (0..d * m).for_each(|k| r[k * m + k % m] = 1.0);
+        let values = LayerValues {
+            input_dim: din,
+            output_dim: d,
+            num_inducing: m,
+            z: vec![0.0; d * m * din],
+            lengthscales: vec![1.0; h * din],
+            signal_variance: vec![1.0; h],
+            noise_variance: 1.0,
+            r,
+            t: vec![0.0; d * m],
+            mean_weight: (mean == 1).then(|| vec![0.0; din * d]),
+            jitter: spec.values[0],
+            noise_floor: spec.values[1],
+        };
+        DeepGpLayer::from_values(&values, device)
+    }
+}
+
+impl Blueprint for DeepGpBlock {
+    /// `DeepGpBlock`: the GP layer, after the deterministic layer's `[in, out, has bias]` if any.
+    fn describe(&self) -> Spec {
+        let spec = Spec::new("DeepGpBlock").part(self.gp.describe());
+        match &self.linear {
+            Some(lin) => {
+                let [din, dout] = lin.linear.weight.val().dims();
+                spec.sizes(&[din, dout, usize::from(lin.linear.bias.is_some())])
+            }
+            None => spec,
+        }
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("DeepGpBlock", None, Some(0), Some(1))?;
+        let gp = DeepGpLayer::rebuild(&spec.parts[0], device)?;
+        match spec.sizes[..] {
+            [] => Ok(Self::gp(gp)),
+            [din, dout, bias] => {
+                checked_cells(&[din, dout])?;
+                let linear = LinearConfig::new(din, dout).with_bias(bias == 1).init(device);
+                Self::with_linear(MomentLinear::new(linear), gp)
+            }
+            _ => Err(Error::invalid("model file", "a deep GP block has 0 or 3 sizes")),
+        }
+    }
+}
+
+impl Blueprint for DeepGp {
+    /// `DeepGp` with the training-set size and its blocks.
+    fn describe(&self) -> Spec {
+        self.blocks.iter().fold(Spec::new("DeepGp").sizes(&[self.num_data]), |spec, b| spec.part(b.describe()))
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("DeepGp", Some(1), Some(0), None)?;
+        let blocks = spec.parts.iter().map(|p| DeepGpBlock::rebuild(p, device)).collect::<Result<_>>()?;
+        DeepGp::new(blocks, spec.sizes[0])
+    }
+}
+
+impl<K: Kernel + Blueprint> Blueprint for EpGpClassifier<K> {
+    /// `EpGpClassifier` with its jitter, kernel and inducing points.
+    fn describe(&self) -> Spec {
+        Spec::new("EpGpClassifier").values(&[self.jitter]).part(self.kernel.describe()).part(self.inducing.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("EpGpClassifier", Some(0), Some(1), Some(2))?;
+        let kernel = K::rebuild(&spec.parts[0], device)?;
+        let inducing = InducingPoints::rebuild(&spec.parts[1], device)?;
+        EpGpClassifier::new(kernel, inducing, 1.0, spec.values[0], device)
+    }
+}
+
+impl<K: Kernel + Blueprint> SavedModel for EpFit<K> {
+    /// Writes the classifier, `q(u)` (`L_B`, `β`), the sites and `log Z_q`; the training history
+    /// and minibatch directions are not kept.
+    fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let m = self.posterior.beta.len();
+        let n = self.state.sites.nu.len();
+        let lb = (0..m * m).map(|k| self.posterior.lb[(k / m, k % m)]);
+        let values: Vec<f64> = self
+            .posterior
+            .beta
+            .iter()
+            .copied()
+            .chain(lb)
+            .chain(self.state.sites.nu.iter().copied())
+            .chain(self.state.sites.mu.iter().copied())
+            .chain([self.log_marginal_likelihood.unwrap_or(f64::NAN), self.state.skipped as f64])
+            .collect();
+        let spec = Spec::new("EpFit").sizes(&[m, n]).values(&values).part(self.model.describe());
+        file::write(path.as_ref(), &spec, self.model.clone())
+    }
+    fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
+        let path = path.as_ref();
+        let (spec, record) = file::read(path)?;
+        let parts = || -> Result<_> {
+            spec.expect("EpFit", Some(2), None, Some(1))?;
+            let (m, n) = (spec.sizes[0], spec.sizes[1]);
+            let want = checked_cells(&[m, m])?.checked_add(m + 2 * n + 2);
+            if want != Some(spec.values.len()) {
+                return Err(Error::shape("EpFit values (β, L_B, ν̃, μ̃, log Z, skipped)", want, spec.values.len()));
+            }
+            let model = EpGpClassifier::<K>::rebuild(&spec.parts[0], device)?;
+            if model.num_inducing() != m {
+                return Err(Error::shape("EpFit: q(u) size vs inducing points", model.num_inducing(), m));
+            }
+            Ok((model, m, n))
+        };
+        let (model, m, n) = parts().map_err(|e| file::mismatch(path, e))?;
+        let model = file::fill(path, model, record)?;
+        let v = &spec.values;
+        let beta = v[..m].to_vec();
+        let lb = Mat::from_fn(m, m, |i, j| v[m + i * m + j]);
+        let sites = &v[m + m * m..];
+        let mut state = EpState::new(n, m, false);
+        state.sites.nu = sites[..n].to_vec();
+        state.sites.mu = sites[n..2 * n].to_vec();
+        state.skipped = sites[2 * n + 1] as usize;
+        let log_z = sites[2 * n];
+        Ok(EpFit {
+            model,
+            state,
+            posterior: WhitenedPosterior { lb, beta },
+            history: History::default(),
+            log_marginal_likelihood: log_z.is_finite().then_some(log_z),
+        })
+    }
+}
+
+impl<K: Kernel + Blueprint> Blueprint for SkewGp<K> {
+    /// `SkewGp` with `[s, p]`, the phases then the jitter, and the kernel.
+    fn describe(&self) -> Spec {
+        let p = self.pseudo_points.as_ref().map_or(0, |r| r.val().dims()[1]);
+        let values: Vec<f64> = self.phases.iter().copied().chain([self.jitter]).collect();
+        Spec::new("SkewGp").sizes(&[self.phases.len(), p]).values(&values).part(self.kernel.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("SkewGp", Some(2), None, Some(1))?;
+        let (s, p) = (spec.sizes[0], spec.sizes[1]);
+        if spec.values.len() != s + 1 {
+            return Err(Error::shape("SkewGp values (phases, jitter)", s + 1, spec.values.len()));
+        }
+        let pseudo = vec![0.0; checked_cells(&[s, p])?];
+        let kernel = K::rebuild(&spec.parts[0], device)?;
+        SkewGp::new(kernel, &pseudo, &spec.values[..s], &vec![0.0; s], spec.values[s], device)
+    }
+}
+
+impl<K: Kernel + Blueprint> SavedModel for SkewGpPosterior<K> {
+    /// Writes the prior, the training inputs and labels it conditions on, and its lin-ess draws;
+    /// loading rebuilds `γ̃`, `Γ̃` and its factor from them (the same arithmetic, so the same bits).
+    fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let x = to_vec(self.training_inputs().clone());
+        let [n, p] = self.training_inputs().dims();
+        let labels = self.labels().into_iter().map(|l| l as f64);
+        let draws = self.draws().unwrap_or_default();
+        let t = self.gamma_tilde().len();
+        let values: Vec<f64> = x.into_iter().chain(labels).chain(draws.iter().copied()).collect();
+        let spec = Spec::new("SkewGpPosterior")
+            .sizes(&[n, p, draws.len() / t.max(1), t])
+            .values(&values)
+            .part(self.model().describe());
+        file::write(path.as_ref(), &spec, self.model().clone())
+    }
+    fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
+        let path = path.as_ref();
+        let (spec, record) = file::read(path)?;
+        let skeleton = || -> Result<_> {
+            spec.expect("SkewGpPosterior", Some(4), None, Some(1))?;
+            let [n, p, draws, t] = [spec.sizes[0], spec.sizes[1], spec.sizes[2], spec.sizes[3]];
+            let want = checked_cells(&[n, p])?.checked_add(n).zip(checked_cells(&[draws, t]).ok()).map(|(a, b)| a + b);
+            if want != Some(spec.values.len()) {
+                return Err(Error::shape("SkewGpPosterior values (x, labels, draws)", want, spec.values.len()));
+            }
+            Ok((SkewGp::<K>::rebuild(&spec.parts[0], device)?, [n, p, draws, t]))
+        };
+        let (model, [n, p, draws, t]) = skeleton().map_err(|e| file::mismatch(path, e))?;
+        let model = file::fill(path, model, record)?;
+        let v = &spec.values;
+        let x = matrix(v[..n * p].to_vec(), n, p, device)?;
+        let labels: Vec<usize> = v[n * p..n * p + n].iter().map(|&l| usize::from(l > 0.5)).collect();
+        let mut posterior = SkewGpPosterior::new(model, x, &labels).map_err(|e| file::mismatch(path, e))?;
+        if draws > 0 {
+            posterior.set_draws(v[n * p + n..].to_vec(), t).map_err(|e| file::mismatch(path, e))?;
+        }
+        Ok(posterior)
+    }
+}
+
+/// Training data `x` `[n, d]` and `y` `[n, p]` held by a model as constants, rebuilt from the
+/// values of `spec` after `skip` leading values.
+fn training_data(
+    spec: &Spec,
+    (n, d, p): (usize, usize, usize),
+    skip: usize,
+    device: &Device,
+) -> Result<(Tensor<2>, Tensor<2>)> {
+    let (nx, ny) = (checked_cells(&[n, d])?, checked_cells(&[n, p])?);
+    if spec.values.len() != skip + nx + ny {
+        return Err(Error::shape("model file: training data values", skip + nx + ny, spec.values.len()));
+    }
+    let v = &spec.values[skip..];
+    Ok((matrix(v[..nx].to_vec(), n, d, device)?, matrix(v[nx..].to_vec(), n, p, device)?))
+}
+
+impl<K: Kernel + Blueprint> Blueprint for ExactGpr<K> {
+    /// `ExactGpr` with `[n, d, p]`, its training data (the model predicts from it) and its kernel
+    /// and likelihood.
+    fn describe(&self) -> Spec {
+        let ([n, d], p) = (self.x.dims(), self.y.dims()[1]);
+        Spec::new("ExactGpr")
+            .sizes(&[n, d, p])
+            .values(&to_vec(self.x.clone()))
+            .values(&to_vec(self.y.clone()))
+            .part(self.kernel.describe())
+            .part(self.likelihood.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("ExactGpr", Some(3), None, Some(2))?;
+        let (x, y) = training_data(spec, (spec.sizes[0], spec.sizes[1], spec.sizes[2]), 0, device)?;
+        ExactGpr::new(K::rebuild(&spec.parts[0], device)?, Gaussian::rebuild(&spec.parts[1], device)?, x, y)
+    }
+}
+
+impl<K: Kernel + Blueprint> Blueprint for Sgpr<K, InducingPoints> {
+    /// `Sgpr` with `[n, d]`, the jitter then its training data, and its kernel, inducing points
+    /// and likelihood.
+    fn describe(&self) -> Spec {
+        let [n, d] = self.x.dims();
+        Spec::new("Sgpr")
+            .sizes(&[n, d])
+            .values(&[self.jitter])
+            .values(&to_vec(self.x.clone()))
+            .values(&to_vec(self.y.clone()))
+            .part(self.kernel.describe())
+            .part(self.inducing.describe())
+            .part(self.likelihood.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("Sgpr", Some(2), None, Some(3))?;
+        let jitter = *spec.values.first().ok_or_else(|| Error::invalid("model file", "Sgpr without its jitter"))?;
+        let (x, y) = training_data(spec, (spec.sizes[0], spec.sizes[1], 1), 1, device)?;
+        let kernel = K::rebuild(&spec.parts[0], device)?;
+        let inducing = InducingPoints::rebuild(&spec.parts[1], device)?;
+        Sgpr::new(kernel, inducing, Gaussian::rebuild(&spec.parts[2], device)?, x, y, jitter)
+    }
+}
+
+impl<K, I, L> Blueprint for DecoupledGp<K, I, L>
+where
+    K: Kernel + Blueprint,
+    I: InducingVariables<K> + Blueprint,
+    L: Likelihood + Blueprint,
+{
+    /// `DecoupledGp` with `[N, natural gradients]`, the jitter, and its kernel, likelihood,
+    /// covariance basis and (if any) mean-basis points.
+    fn describe(&self) -> Spec {
+        let spec = Spec::new("DecoupledGp")
+            .sizes(&[self.num_data, usize::from(self.natural_gradients)])
+            .values(&[self.jitter])
+            .part(self.kernel.describe())
+            .part(self.likelihood.describe())
+            .part(self.cov_basis.describe());
+        match &self.mean_basis {
+            Some(mean) => spec.part(mean.points.describe()),
+            None => spec,
+        }
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("DecoupledGp", Some(2), Some(1), None)?;
+        if !(3..=4).contains(&spec.parts.len()) {
+            return Err(Error::invalid("model file", "a decoupled GP has 3 or 4 parts"));
+        }
+        let mean_points = spec.parts.get(3).map(|p| InducingPoints::rebuild(p, device)).transpose()?;
+        DecoupledGpConfig::new(spec.sizes[0])
+            .with_jitter(spec.values[0])
+            .with_natural_gradients(spec.sizes[1] == 1)
+            .with_initial_covariance(InitialCovariance::Identity)
+            .init(
+                K::rebuild(&spec.parts[0], device)?,
+                mean_points,
+                I::rebuild(&spec.parts[2], device)?,
+                L::rebuild(&spec.parts[1], device)?,
+                device,
+            )
+    }
+}

@@ -1,0 +1,289 @@
+//! Saving and loading every model (`burn_gp::saved`): a model loaded from its file predicts
+//! exactly (bit for bit) what it predicted before saving, without the training data or a
+//! placeholder model; files of another model type, damaged files and missing files are typed
+//! errors.
+mod common;
+use burn::module::Module;
+use burn::nn::{Linear, LinearConfig};
+use burn::tensor::{Device, Tensor};
+use burn_gp::data::{ClassTable, Table};
+use burn_gp::inducing::InducingPoints;
+use burn_gp::kernels::{Matern, Rbf};
+use burn_gp::likelihoods::{BinaryHinge, Gaussian};
+use burn_gp::models::ep::EpConfig;
+use burn_gp::models::{
+    BayesianSvm, BayesianSvmConfig, DeepGp, DeepGpConfig, EpFit, EpGpClassifier, OneVsRestBsvm, Svgp, SvgpConfig,
+};
+use burn_gp::nets::{fit_hybrid, HybridConfig, HybridNet, MnistTrunk, MnistTrunkConfig, Trunk};
+use burn_gp::saved::{Blueprint, SavedModel, Spec};
+use burn_gp::tensors::{matrix, to_vec};
+use burn_gp::train::TrainConfig;
+use burn_gp::Error;
+use rand::rngs::StdRng;
+use rand::SeedableRng;
+use rand_distr::{Distribution, Normal};
+
+fn base() -> Device {
+    burn_gp::device::default_device().unwrap()
+}
+
+/// A fresh path in the temporary directory.
+fn temp(name: &str) -> std::path::PathBuf {
+    std::env::temp_dir().join(format!("burn-gp-saved-{}-{name}", std::process::id()))
+}
+
+/// `n` points of three 2-D Gaussian blobs: rows and labels.
+fn blobs(n: usize, seed: u64) -> (Vec<f64>, Vec<usize>) {
+    let mut rng = StdRng::seed_from_u64(seed);
+    let noise = Normal::new(0.0, 1.0).unwrap();
+    let centres = [(0.0, 0.0), (3.0, 0.0), (1.5, 2.5)];
+    let mut x = Vec::with_capacity(2 * n);
+    let labels = (0..n).map(|i| i % 3).collect::<Vec<_>>();
+    for &c in &labels {
+        x.push(centres[c].0 + noise.sample(&mut rng));
+        x.push(centres[c].1 + noise.sample(&mut rng));
+    }
+    (x, labels)
+}
+
+/// A few Adam epochs on a fresh multi-class Bayesian SVM.
+fn trained_bsvm() -> (BayesianSvm, Vec<f64>) {
+    let (x, labels) = blobs(90, 1);
+    let train = base().autodiff();
+    let model = BayesianSvmConfig::tabular(3).with_num_inducing(8).init(&x, &labels, 2, &train).unwrap();
+    let config = TrainConfig { epochs: 5, batch_size: 30, progress: false, ..Default::default() };
+    let (model, _) = model.fit(&matrix(x.clone(), 90, 2, &train).unwrap(), &labels, &config).unwrap();
+    (model.valid(), x)
+}
+
+#[test]
+fn sparse_variational_models_load_and_predict_bit_for_bit() {
+    let dev = base();
+    let (bsvm, x) = trained_bsvm();
+    let xt = matrix(x.clone(), 90, 2, &dev).unwrap();
+    let path = temp("bsvm");
+    bsvm.save(&path).unwrap();
+    let loaded = BayesianSvm::<Rbf>::load(&path, &dev).unwrap();
+    let (before, after) = (bsvm.predict(xt.clone()).unwrap(), loaded.predict(xt.clone()).unwrap());
+    assert_eq!((before.mean, before.var), (after.mean, after.var));
+    assert_eq!(loaded.num_data, 90);
+
+    // Another model type or piece in the file: typed errors, not panics.
+    let as_deep = DeepGp::load(&path, &dev);
+    assert!(matches!(as_deep, Err(Error::ModelMismatch { .. })), "{as_deep:?}");
+    let as_matern = Svgp::<Matern, InducingPoints, burn_gp::likelihoods::MultiClassHinge>::load(&path, &dev);
+    assert!(matches!(as_matern, Err(Error::ModelMismatch { .. })), "{as_matern:?}");
+    let as_binary = Svgp::<Rbf, InducingPoints, BinaryHinge>::load(&path, &dev);
+    assert!(matches!(as_binary, Err(Error::ModelMismatch { .. })), "{as_binary:?}");
+
+    // Damaged and missing files.
+    let bytes = std::fs::read(&path).unwrap();
+    let cut = temp("bsvm-cut");
+    std::fs::write(&cut, &bytes[..bytes.len() / 2]).unwrap();
+    assert!(matches!(BayesianSvm::<Rbf>::load(&cut, &dev), Err(Error::BadFormat { .. })));
+    std::fs::write(&cut, b"not a model").unwrap();
+    assert!(matches!(BayesianSvm::<Rbf>::load(&cut, &dev), Err(Error::BadFormat { .. })));
+    assert!(matches!(BayesianSvm::<Rbf>::load(temp("missing"), &dev), Err(Error::Io { .. })));
+
+    // SVGP regression: the Gaussian likelihood's noise is a trained tensor.
+    let y: Vec<f64> = x.chunks(2).map(|r| (r[0] - r[1]).sin()).collect();
+    let train = dev.clone().autodiff();
+    let kernel = Rbf::new(&[1.0, 1.0], 1.0, &train).unwrap();
+    let inducing = InducingPoints::new(&x[..16], 8, 2, &train).unwrap();
+    let svgp = SvgpConfig::new(90).init(kernel, inducing, Gaussian::new(0.3, &train).unwrap(), &train).unwrap();
+    let (xa, ya) = (matrix(x.clone(), 90, 2, &train).unwrap(), matrix(y, 90, 1, &train).unwrap());
+    let config = TrainConfig { epochs: 3, batch_size: 30, progress: false, ..Default::default() };
+    let (svgp, _) =
+        burn_gp::train::fit(svgp, 90, &config, |m, idx| m.minibatch_loss(&xa, &ya, idx), |_, _| Ok(vec![])).unwrap();
+    let svgp = svgp.valid();
+    svgp.save(&path).unwrap();
+    let loaded = Svgp::<Rbf, InducingPoints, Gaussian>::load(&path, &dev).unwrap();
+    assert_eq!(to_vec(svgp.predict_y(xt.clone()).unwrap().1), to_vec(loaded.predict_y(xt.clone()).unwrap().1));
+
+    // One-vs-rest: one binary model per class.
+    let (x3, labels) = blobs(60, 2);
+    let ovr = BayesianSvmConfig::tabular(3).with_num_inducing(6).init_one_vs_rest(&x3, &labels, 2, &dev).unwrap();
+    ovr.save(&path).unwrap();
+    let loaded = OneVsRestBsvm::<Rbf>::load(&path, &dev).unwrap();
+    assert_eq!(ovr.predict(xt.clone()).unwrap().mean, loaded.predict(xt).unwrap().mean);
+    for p in [path, cut] {
+        let _ = std::fs::remove_file(p);
+    }
+}
+
+/// A user's MLP trunk, made saveable by describing its widths.
+#[derive(Module, Debug)]
+struct Mlp {
+    hidden: Linear,
+    out: Linear,
+}
+
+impl Mlp {
+    fn new(d: usize, h: usize, f: usize, dev: &Device) -> Self {
+        Self { hidden: LinearConfig::new(d, h).init(dev), out: LinearConfig::new(h, f).init(dev) }
+    }
+}
+
+impl Trunk for Mlp {
+    type Input = Tensor<2>;
+    fn out_dim(&self) -> usize {
+        self.out.weight.dims()[1]
+    }
+    fn features(&self, x: Tensor<2>) -> Tensor<2> {
+        self.out.forward(burn::tensor::activation::relu(self.hidden.forward(x)))
+    }
+}
+
+impl Blueprint for Mlp {
+    fn describe(&self) -> Spec {
+        let [d, h] = self.hidden.weight.dims();
+        Spec::new("Mlp").sizes(&[d, h, self.out_dim()])
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> burn_gp::Result<Self> {
+        spec.expect("Mlp", Some(3), Some(0), Some(0))?;
+        Ok(Self::new(spec.sizes[0], spec.sizes[1], spec.sizes[2], device))
+    }
+}
+
+#[test]
+fn networks_with_gp_heads_load_with_their_normaliser_and_head() {
+    let dev = base();
+    let train = dev.clone().autodiff();
+    let (x, labels) = blobs(120, 3);
+    let table =
+        ClassTable::new(Table::new(x.clone(), labels, 2).unwrap(), vec!["a".into(), "b".into(), "c".into()]).unwrap();
+    let recipe = HybridConfig::classes(3).with_init_samples(120);
+    let net = recipe.init(Mlp::new(2, 16, 4, &train), &table, &train).unwrap();
+    let config = TrainConfig { epochs: 2, batch_size: 40, progress: false, ..Default::default() };
+    let (net, _) = fit_hybrid(net, &table, &recipe, &config, |_, _| Ok(vec![])).unwrap();
+    let net = net.valid();
+    let xt = matrix(x, 120, 2, &dev).unwrap();
+    let path = temp("mlp-hybrid");
+    net.save(&path).unwrap();
+    let loaded = HybridNet::<Mlp>::load(&path, &dev).unwrap();
+    assert_eq!(net.predict(xt.clone()).unwrap().mean, loaded.predict(xt).unwrap().mean);
+
+    // The paper's CNN with its head: loads without a placeholder feature sample.
+    let images = Tensor::<4>::ones([3, 1, 28, 28], &dev).mul_scalar(0.3);
+    let cnn = MnistTrunkConfig::new().with_out_dim(10).init(&dev);
+    let head = burn_gp::nets::GpHeadConfig::new(10).with_num_inducing(5);
+    let sample: Vec<f64> = (0..50).map(|v| (v as f64 * 0.37).sin()).collect();
+    let norm = burn_gp::nets::FeatureNormalizer::new(burn_gp::nets::FeatureNorm::Batch, 10, &dev);
+    let head = head.init::<burn_gp::likelihoods::MultiClassHinge>(&sample, 10, 100, &dev).unwrap();
+    let hybrid = HybridNet::new(cnn, norm, head).unwrap();
+    hybrid.save(&path).unwrap();
+    let loaded = HybridNet::<MnistTrunk>::load(&path, &dev).unwrap();
+    assert_eq!(hybrid.predict(images.clone()).unwrap().mean, loaded.predict(images).unwrap().mean);
+    assert!(matches!(HybridNet::<Mlp>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
+    let dev = base();
+    let train = dev.clone().autodiff();
+    let (x, labels) = blobs(60, 4);
+    let y: Vec<f64> = x.chunks(2).map(|r| r[0].sin() + 0.5 * r[1]).collect();
+    let deep = DeepGpConfig::new(2).with_num_inducing(6).init(&x, &y, 60, 2, &dev).unwrap();
+    let xt = matrix(x.clone(), 60, 2, &dev).unwrap();
+    let path = temp("deep");
+    deep.save(&path).unwrap();
+    let loaded = DeepGp::load(&path, &dev).unwrap();
+    let (before, after) = (deep.predict(xt.clone()).unwrap(), loaded.predict(xt.clone()).unwrap());
+    assert_eq!((to_vec(before.0), to_vec(before.1)), (to_vec(after.0), to_vec(after.1)));
+
+    // EP: the sites and q(u) come back with the classifier.
+    let binary: Vec<usize> = labels.iter().map(|&c| usize::from(c == 0)).collect();
+    let kernel = Rbf::new(&[1.0, 1.0], 1.0, &train).unwrap();
+    let model =
+        EpGpClassifier::new(kernel, InducingPoints::new(&x[..12], 6, 2, &train).unwrap(), 1e-3, 1e-8, &train).unwrap();
+    let config = EpConfig::new().with_iterations(3).with_progress(false);
+    let fit = model.fit(&matrix(x.clone(), 60, 2, &train).unwrap(), &binary, &config, |_, _, _| Ok(vec![])).unwrap();
+    fit.save(&path).unwrap();
+    let loaded = EpFit::<Rbf>::load(&path, &dev).unwrap();
+    let xp = matrix(x, 60, 2, &train).unwrap();
+    assert_eq!(fit.predict_proba(&xp).unwrap(), loaded.predict_proba(&xp).unwrap());
+    assert_eq!(fit.state.sites.nu, loaded.state.sites.nu);
+    assert_eq!(fit.log_marginal_likelihood, loaded.log_marginal_likelihood);
+    assert!(matches!(BayesianSvm::<Rbf>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn skew_gp_posteriors_load_with_their_draws() {
+    use burn_gp::models::{SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
+    let dev = base();
+    let train = dev.clone().autodiff();
+    let (x, labels) = blobs(40, 5);
+    let x1: Vec<f64> = x.chunks(2).map(|r| r[0]).collect();
+    let binary: Vec<usize> = labels.iter().map(|&c| usize::from(c == 1)).collect();
+    let config = SkewGpConfig::new()
+        .with_latent_dim(2)
+        .with_epochs(3)
+        .with_block_size(20)
+        .with_qmc_points(64)
+        .with_qmc_shifts(2)
+        .with_phase_screen_epochs(1)
+        .with_samples(200)
+        .with_burn_in(20)
+        .with_progress(false);
+    let xt = matrix(x1.clone(), 40, 1, &train).unwrap();
+    let model = SkewGpClassifier::init(&config, Rbf::new(&[1.0], 1.0, &train).unwrap(), &xt).unwrap();
+    let fit = SkewGpClassifier::fit(&config, model, &xt, &binary).unwrap();
+    let path = temp("skew");
+    fit.posterior.save(&path).unwrap();
+    let loaded = SkewGpPosterior::<Rbf>::load(&path, &dev).unwrap();
+    let test = matrix((0..15).map(|i| -3.0 + 0.4 * i as f64).collect(), 15, 1, &dev).unwrap();
+    assert_eq!(fit.posterior.predict(&test).unwrap().prob, loaded.predict(&test).unwrap().prob);
+    assert_eq!(fit.posterior.gamma_tilde(), loaded.gamma_tilde());
+    assert_eq!(loaded.labels(), binary);
+    assert!(matches!(EpFit::<Rbf>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
+    use burn_gp::inducing::FourierFeatures;
+    use burn_gp::kernels::{AdditiveMatern, MaternNu};
+    use burn_gp::models::{DecoupledGpConfig, ExactGpr, Odvff, Odvgp, Sgpr};
+    let dev = base();
+    let (x, _) = blobs(30, 6);
+    let y: Vec<f64> = x.chunks(2).map(|r| r[0].cos() - 0.3 * r[1]).collect();
+    let (xt, yt) = (matrix(x.clone(), 30, 2, &dev).unwrap(), matrix(y, 30, 1, &dev).unwrap());
+    let test = matrix((0..20).map(|i| -2.0 + 0.25 * i as f64).collect(), 10, 2, &dev).unwrap();
+    let path = temp("regression");
+    let kernel = || Rbf::new(&[0.8, 1.3], 1.5, &dev).unwrap();
+    let noise = || Gaussian::new(0.1, &dev).unwrap();
+
+    // Exact GPR and SGPR hold their training data: the file carries it.
+    let gpr = ExactGpr::new(kernel(), noise(), xt.clone(), yt.clone()).unwrap();
+    gpr.save(&path).unwrap();
+    let loaded = ExactGpr::<Rbf>::load(&path, &dev).unwrap();
+    assert_eq!(to_vec(gpr.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));
+    let z = InducingPoints::new(&x[..10], 5, 2, &dev).unwrap();
+    let sgpr = Sgpr::new(kernel(), z, noise(), xt.clone(), yt, 1e-6).unwrap();
+    sgpr.save(&path).unwrap();
+    let loaded = Sgpr::<Rbf, InducingPoints>::load(&path, &dev).unwrap();
+    assert_eq!(to_vec(sgpr.predict_y(test.clone()).unwrap().0), to_vec(loaded.predict_y(test.clone()).unwrap().0));
+
+    // ODVGP: inducing points for both bases.
+    let mean_points = InducingPoints::new(&x[..14], 7, 2, &dev).unwrap();
+    let cov_points = InducingPoints::new(&x[20..28], 4, 2, &dev).unwrap();
+    let odvgp: Odvgp<Rbf, Gaussian> =
+        DecoupledGpConfig::new(30).init(kernel(), Some(mean_points), cov_points, noise(), &dev).unwrap();
+    odvgp.save(&path).unwrap();
+    let loaded = Odvgp::<Rbf, Gaussian>::load(&path, &dev).unwrap();
+    assert_eq!(to_vec(odvgp.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));
+
+    // ODVFF: Fourier features of an additive Matérn kernel on a box.
+    let additive = AdditiveMatern::new(MaternNu::ThreeHalves, &[0.7, 1.1], &[1.0, 0.5], &dev).unwrap();
+    let features = FourierFeatures::new(&additive, &[(-4.0, 6.0), (-3.0, 5.0)], 3).unwrap();
+    let odvff: Odvff<AdditiveMatern, Gaussian> = DecoupledGpConfig::new(30)
+        .init(additive, Some(InducingPoints::new(&x[..6], 3, 2, &dev).unwrap()), features, noise(), &dev)
+        .unwrap();
+    odvff.save(&path).unwrap();
+    let loaded = Odvff::<AdditiveMatern, Gaussian>::load(&path, &dev).unwrap();
+    assert_eq!(to_vec(odvff.predict_f(test.clone()).unwrap().0), to_vec(loaded.predict_f(test).unwrap().0));
+    assert!(matches!(Odvgp::<Rbf, Gaussian>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
+    let _ = std::fs::remove_file(path);
+}
