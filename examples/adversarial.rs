@@ -4,8 +4,8 @@
 //! clean test images (ROC-AUC, adversarial = positive).
 //!
 //! ```text
-//! cargo run --release --example mnist_hybrid -- --save hybrid.bpk      # train once
-//! cargo run --release --example adversarial -- --model hybrid.bpk
+//! cargo run --release --example mnist_hybrid -- --save hybrid.bgp      # train once
+//! cargo run --release --example adversarial -- --load hybrid.bgp
 //! cargo run --release --example adversarial -- --train-size 10000 --epochs 1   # or train here
 //! ```
 //! The attacked loss is the head's per-image data term `−ℓ*_n` (the KL does not depend on x).
@@ -15,12 +15,10 @@
 use std::path::PathBuf;
 
 use burn::module::Module;
-use burn::tensor::Device;
 use burn_gp::data::{data_root, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics::roc_auc;
-use burn_gp::nets::{
-    image_batch, FeatureNorm, FeatureNormalizer, GpHeadConfig, HybridNet, MnistTrunk, MnistTrunkConfig,
-};
+use burn_gp::nets::{image_batch, HybridNet, MnistTrunk, MnistTrunkConfig};
+use burn_gp::saved::SavedModel;
 use burn_gp::{Error, Result};
 
 mod common;
@@ -31,7 +29,8 @@ mod hybrid;
 #[derive(clap::Parser, Debug)]
 #[command(about = "FGSM attack on the MNIST hybrid; variation-ratio detection ROC-AUC")]
 struct Args {
-    /// A hybrid saved by `mnist_hybrid --save` (default: train one here with the hybrid options).
+    /// A hybrid saved by `mnist_hybrid --save` (default: train one here with the hybrid options;
+    /// `--load FILE` works too).
     #[arg(long)]
     model: Option<PathBuf>,
     /// Attack strengths ε (pixels in [0, 1]).
@@ -43,14 +42,6 @@ struct Args {
     /// Shared options: batch, epochs, lr, seed, data, device, precision, json, …
     #[command(flatten)]
     run: common::RunOptions,
-}
-
-/// A hybrid of the example's architecture (MNIST trunk, P inducing points) to load weights into.
-fn blank_hybrid(m: usize, norm: FeatureNorm, device: &Device) -> Result<HybridNet<MnistTrunk>> {
-    let trunk = MnistTrunkConfig::new().init(device);
-    let placeholder: Vec<f64> = (0..m * 100).map(|i| ((i * 7919) % 1000) as f64 / 1000.0).collect();
-    let head = GpHeadConfig::new(10).with_num_inducing(m).init(&placeholder, 100, m, device)?;
-    HybridNet::new(trunk, FeatureNormalizer::new(norm, 100, device), head)
 }
 
 /// FGSM images for rows `idx` of `set`, on the evaluation device. `net` is frozen (no parameter
@@ -88,10 +79,8 @@ fn run(args: &Args) -> Result<()> {
     let test = load_mnist(&root, MnistVariant::Digits, Subset::Test)?;
     let test_size = if args.hybrid.test_size > 0 { args.hybrid.test_size } else { 2000 };
     let test = test.subset(0..test_size.min(test.n))?;
-    let net = match &args.model {
-        Some(path) => blank_hybrid(args.hybrid.m, args.hybrid.feature_norm.into(), &devices.train)?
-            .try_load_file(path)
-            .map_err(|e| Error::invalid("model", format!("{}: {e:?}", path.display())))?,
+    let net = match args.model.as_ref().or(args.hybrid.load.as_ref()) {
+        Some(path) => HybridNet::<MnistTrunk>::load(path, &devices.train)?,
         None => {
             let train = load_mnist(&root, MnistVariant::Digits, Subset::Train)?;
             let train =

@@ -19,7 +19,9 @@
 //! `{"example":"custom_trunk","task":"classify"|"regress","dataset",…,"accuracy","nll"}` for
 //! classification (`nll`: mean negative log probability of the test labels) or
 //! `{…,"rmse","test_ll"}` for regression (`test_ll`: mean test log predictive density), plus
-//! `n_train`, `n_test`, `epochs`, `train_s`.
+//! `n_train`, `n_test`, `epochs`, `train_s`. `--save FILE` writes the trained network with its
+//! head; `--load FILE` evaluates a saved one instead of training (the MLP implements
+//! `burn_gp::saved::Blueprint` for this: 11 lines).
 use std::time::Instant;
 
 use burn::module::Module;
@@ -31,7 +33,8 @@ use burn_gp::data::{
     stratified_split, ClassTable, Standardiser, Table, TargetStandardiser,
 };
 use burn_gp::models::GaussianPredictive;
-use burn_gp::nets::{fit_hybrid, GpHeadConfig, GpRegressionNet, HybridConfig, Trunk};
+use burn_gp::nets::{fit_hybrid, GpHeadConfig, GpRegressionNet, HybridConfig, HybridNet, Trunk};
+use burn_gp::saved::{Blueprint, SavedModel, Spec};
 use burn_gp::tensors::matrix;
 use burn_gp::Result;
 use serde_json::json;
@@ -68,6 +71,18 @@ impl Trunk for Mlp {
     }
 }
 
+/// Only for `--save` / `--load`: the MLP's widths go into the model file.
+impl Blueprint for Mlp {
+    fn describe(&self) -> Spec {
+        let [inputs, hidden] = self.hidden.weight.dims();
+        Spec::new("Mlp").sizes(&[inputs, hidden, self.out_dim()])
+    }
+    fn rebuild(spec: &Spec, device: &burn::tensor::Device) -> Result<Self> {
+        spec.expect("Mlp", Some(3), Some(0), Some(0))?;
+        Ok(Self::new(spec.sizes[0], spec.sizes[1], spec.sizes[2], device))
+    }
+}
+
 // ---- The example's driver. ----
 
 /// Which head.
@@ -101,6 +116,12 @@ struct Args {
     /// Inducing points of the head.
     #[arg(long, default_value_t = 64)]
     m: usize,
+    /// Save the trained network with its head to this file.
+    #[arg(long)]
+    save: Option<std::path::PathBuf>,
+    /// Load a network saved by `--save` (same task, data set and seed) and only evaluate it.
+    #[arg(long)]
+    load: Option<std::path::PathBuf>,
     /// Shared options: batch, epochs, lr, seed, data, device, precision, csv, json, no-progress.
     #[command(flatten)]
     run: RunOptions,
@@ -153,15 +174,24 @@ fn classify(args: &Args, devices: &Devices) -> Result<()> {
 
     let head = GpHeadConfig::new(set.num_classes()).with_num_inducing(args.m.min(train.table.n));
     let recipe = HybridConfig::new(head.with_seed(args.run.seed));
-    let mlp = Mlp::new(d, args.hidden, args.features, &devices.train);
-    let net = recipe.init(mlp, &train, &devices.train)?;
     let start = Instant::now();
-    let (net, history) = fit_hybrid(net, &train, &recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
+    let net = match &args.load {
+        Some(path) => HybridNet::<Mlp>::load(path, &devices.base)?,
+        None => {
+            let mlp = Mlp::new(d, args.hidden, args.features, &devices.train);
+            let net = recipe.init(mlp, &train, &devices.train)?;
+            let (net, history) = fit_hybrid(net, &train, &recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
+            args.run.write_curve(&history)?;
+            net.valid()
+        }
+    };
     let train_s = start.elapsed().as_secs_f64();
-    args.run.write_curve(&history)?;
+    if let Some(path) = &args.save {
+        net.save(path)?;
+    }
 
     let x_test = matrix(test.table.x.clone(), test.table.n, d, &devices.base)?;
-    let pred = net.valid().predict(x_test)?;
+    let pred = net.predict(x_test)?;
     let (accuracy, nll) = (pred.accuracy(test.labels())?, pred.nll(test.labels())?);
     report(args, &dataset, (train.table.n, test.table.n), train_s, [("accuracy", accuracy), ("nll", nll)]);
     Ok(())
@@ -179,15 +209,24 @@ fn regress(args: &Args, devices: &Devices) -> Result<()> {
 
     let head = GpHeadConfig::new(1).with_num_inducing(args.m.min(train.n)).with_seed(args.run.seed);
     let recipe = HybridConfig::new(head).with_natural_step(0.0);
-    let mlp = Mlp::new(d, args.hidden, args.features, &devices.train);
-    let net = recipe.init_regression(mlp, &train, &devices.train)?;
     let start = Instant::now();
-    let (net, history) = fit_hybrid(net, &train, &recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
+    let net = match &args.load {
+        Some(path) => GpRegressionNet::<Mlp>::load(path, &devices.base)?,
+        None => {
+            let mlp = Mlp::new(d, args.hidden, args.features, &devices.train);
+            let net = recipe.init_regression(mlp, &train, &devices.train)?;
+            let (net, history) = fit_hybrid(net, &train, &recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
+            args.run.write_curve(&history)?;
+            net.valid()
+        }
+    };
     let train_s = start.elapsed().as_secs_f64();
-    args.run.write_curve(&history)?;
+    if let Some(path) = &args.save {
+        net.save(path)?;
+    }
 
     let x_test = matrix(test.x.clone(), test.n, d, &devices.base)?;
-    let pred = predict_in_units(&net.valid(), x_test, &ys)?;
+    let pred = predict_in_units(&net, x_test, &ys)?;
     let (rmse, test_ll) = (pred.rmse(&test.y)?, pred.mean_log_density(&test.y)?);
     report(args, &dataset, (train.n, test.n), train_s, [("rmse", rmse), ("test_ll", test_ll)]);
     Ok(())

@@ -26,6 +26,9 @@ use burn_gp::models::DeepGpConfig;
 use burn_gp::tensors::{matrix, to_vec};
 use clap::Parser;
 
+use burn::module::Module;
+use burn_gp::saved::SavedModel;
+
 mod common;
 
 /// Command-line options.
@@ -64,6 +67,12 @@ struct Args {
     /// One set of kernel hyperparameters per layer (the authors' code) instead of per function (the paper).
     #[arg(long)]
     shared_hypers: bool,
+    /// Save each trained model to this file (`FILE-<set>-split<k>.ext` when several runs).
+    #[arg(long)]
+    save: Option<std::path::PathBuf>,
+    /// Load the models saved by `--save` (same sets, splits and seed) and only evaluate them.
+    #[arg(long)]
+    load: Option<std::path::PathBuf>,
     /// Shared options: batch, epochs (0 = from --steps), lr, seed, data, device, csv, json, no-progress.
     #[command(flatten)]
     run: common::RunOptions,
@@ -455,13 +464,21 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         let ll = burn_gp::metrics::gaussian_log_likelihood(&mu, &s2, &y_test)?;
         Ok(vec![("rmse".to_string(), rmse), ("test_ll".to_string(), ll)])
     };
-    let (_, history) = match args.adam_eps {
+    if let Some(path) = &args.load {
+        let model = DeepGp::load(model_path(path, name, split, single), &base)?;
+        let metrics = evaluate(&model, epochs)?;
+        return Ok(SplitResult { test_ll: metrics[1].1, rmse: metrics[0].1, epoch_s: f64::NAN, epochs: 0, input_dim: d });
+    }
+    let (model, history) = match args.adam_eps {
         Some(eps) => {
             let adam = burn::optim::AdamConfig::new().with_epsilon(eps as f32);
             model.fit_with_adam(&xt, &yt, &train_config, adam, evaluate)?
         }
         None => model.fit(&xt, &yt, &train_config, evaluate)?,
     };
+    if let Some(path) = &args.save {
+        model.valid().save(model_path(path, name, split, single))?;
+    }
     match &args.run.csv {
         Some(path) if !single => history.write_csv(&csv_path(path, name, split, single))?,
         _ => args.run.write_curve(&history)?,
@@ -473,6 +490,17 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         epochs,
         input_dim: d,
     })
+}
+
+/// `--save` / `--load` file of one run: `path` itself for a single set and split, else
+/// `path` with `-<set>-split<k>` inserted before the extension.
+fn model_path(path: &Path, name: &str, split: usize, single: bool) -> std::path::PathBuf {
+    if single {
+        return path.to_path_buf();
+    }
+    let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let ext = path.extension().map(|e| format!(".{}", e.to_string_lossy())).unwrap_or_default();
+    path.with_file_name(format!("{stem}-{name}-split{split}{ext}"))
 }
 
 fn fmt_pm((v, se): (f64, f64)) -> String {

@@ -2,6 +2,7 @@
 //!
 //! ```text
 //! cargo run --release --example svgp_uci -- --dataset kin8nm --split 0 --m 128 --batch 256 --epochs 10 --lr 0.01
+//! cargo run --release --example svgp_uci -- --save kin8nm.bgp      # then --load kin8nm.bgp: evaluate only
 //! ```
 //! With `--json` the last stdout line is
 //! `{"example":"svgp_uci","dataset":…,"split":…,"m":…,"epochs":…,"epoch_s":…,"rmse":…,"test_ll":…,"backend":…}`
@@ -13,9 +14,11 @@ use burn_gp::data::{data_root, load_uci, Standardiser, TargetStandardiser};
 use burn_gp::inducing::{inducing_subset, InducingPoints};
 use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::Gaussian;
-use burn_gp::models::SvgpConfig;
+use burn::module::Module;
+use burn_gp::models::{Svgp, SvgpConfig};
+use burn_gp::saved::SavedModel;
 use burn_gp::tensors::{matrix, to_vec};
-use burn_gp::train::fit;
+use burn_gp::train::{fit, History};
 use clap::Parser;
 
 mod common;
@@ -33,6 +36,12 @@ struct Args {
     /// Number of inducing points.
     #[arg(long, default_value_t = 128)]
     m: usize,
+    /// Save the trained model to this file.
+    #[arg(long)]
+    save: Option<std::path::PathBuf>,
+    /// Load a model saved by `--save` (same set and split) and only evaluate it.
+    #[arg(long)]
+    load: Option<std::path::PathBuf>,
     /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress.
     #[command(flatten)]
     run: common::RunOptions,
@@ -66,7 +75,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
     )?;
     let config = args.run.train_config();
     let y_test = test.y.clone();
-    let evaluate = |m: &burn_gp::models::Svgp<Rbf, InducingPoints, Gaussian>, _epoch: usize| {
+    let evaluate = |m: &Svgp<Rbf, InducingPoints, Gaussian>, _epoch: usize| {
         let (mean, var) = m.predict_y(x_eval.clone())?;
         let mu = ys.inverse_mean(&to_vec(mean));
         let s2 = ys.inverse_var(&to_vec(var));
@@ -75,11 +84,25 @@ fn run(args: Args) -> burn_gp::Result<()> {
         Ok(vec![("rmse".to_string(), rmse), ("test_ll".to_string(), ll)])
     };
     let t0 = Instant::now();
-    let (model, history) = fit(model, n, &config, |m, idx| m.minibatch_loss(&xt, &yt, idx), evaluate)?;
+    let (model, history) = match &args.load {
+        Some(path) => (Svgp::<Rbf, InducingPoints, Gaussian>::load(path, &base)?, History::default()),
+        None => {
+            let (model, history) = fit(model, n, &config, |m, idx| m.minibatch_loss(&xt, &yt, idx), evaluate)?;
+            (model.valid(), history)
+        }
+    };
     let total_s = t0.elapsed().as_secs_f64();
     args.run.write_curve(&history)?;
-    let rmse = history.last_metric("rmse").unwrap_or(f64::NAN);
-    let test_ll = history.last_metric("test_ll").unwrap_or(f64::NAN);
+    if let Some(path) = &args.save {
+        model.save(path)?;
+    }
+    let (rmse, test_ll) = match (history.last_metric("rmse"), history.last_metric("test_ll")) {
+        (Some(rmse), Some(ll)) => (rmse, ll),
+        _ => {
+            let metrics = evaluate(&model, 0)?;
+            (metrics[0].1, metrics[1].1)
+        }
+    };
     let noise = ys.inverse_var(&model.likelihood.variance.to_vec())[0];
     let title = format!(
         "SVGP on {} split {} (n_train={n}, n_test={}, d={d}, M={}, backend={backend})",

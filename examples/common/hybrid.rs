@@ -17,6 +17,7 @@ use burn_gp::nets::{
     fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, GpHeadConfig, HybridConfig, HybridNet,
     HybridStep, MnistTrunkConfig, SoftmaxNet, Trunk,
 };
+use burn_gp::saved::{Blueprint, SavedModel};
 use burn_gp::tensors::to_vec;
 use burn_gp::train::{fit, History};
 use burn_gp::Result;
@@ -99,9 +100,12 @@ pub struct HybridOptions {
     /// Monte Carlo samples for the variation ratio.
     #[arg(long, default_value_t = 100)]
     pub vr_samples: usize,
-    /// Save the trained hybrid network (Burn's burnpack format) to this file.
+    /// Save the trained hybrid network (description and weights, `burn_gp::saved`) to this file.
     #[arg(long)]
     pub save: Option<PathBuf>,
+    /// Load a hybrid saved by `--save` and only evaluate it (no training, no softmax baseline).
+    #[arg(long)]
+    pub load: Option<PathBuf>,
     /// Step size ρ of the natural-gradient updates of the head's q(u) after every Adam step
     /// (0 = train q(u) by Adam too, as the paper does).
     #[arg(long, default_value_t = 0.02)]
@@ -326,7 +330,7 @@ pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
 }
 
 /// Runs the whole comparison and prints the table and (with `--json`) the final JSON line.
-pub fn run<T: Trunk<Input = Tensor<4>>>(
+pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(
     example: &str,
     dataset: &str,
     (train, test): (ImageSet, ImageSet),
@@ -348,20 +352,22 @@ pub fn run<T: Trunk<Input = Tensor<4>>>(
         run.lr
     );
     let t0 = Instant::now();
-    let (hybrid, history) = train_hybrid(make_trunk(&devices.train), &train, &test, opts, run, &devices)?;
-    run.write_curve(&history)?;
-    let hybrid = hybrid.valid();
+    let (hybrid, epoch_s) = match &opts.load {
+        Some(path) => (HybridNet::<T>::load(path, &devices.base)?, f64::NAN),
+        None => {
+            let (hybrid, history) = train_hybrid(make_trunk(&devices.train), &train, &test, opts, run, &devices)?;
+            run.write_curve(&history)?;
+            (hybrid.valid(), history.mean_epoch_s())
+        }
+    };
     let pred = hybrid_predictive(&hybrid, &test, &devices.base)?;
     let mut h = hybrid_scores(&pred, &test, opts.vr_samples, run.seed)?;
-    h.epoch_s = history.mean_epoch_s();
-    eprintln!("hybrid trained and evaluated in {:.1}s", t0.elapsed().as_secs_f64());
+    h.epoch_s = epoch_s;
+    eprintln!("hybrid ready and evaluated in {:.1}s", t0.elapsed().as_secs_f64());
     if let Some(path) = &opts.save {
-        hybrid
-            .clone()
-            .save_file(path)
-            .map_err(|e| burn_gp::Error::invalid("save", format!("{}: {e:?}", path.display())))?;
+        hybrid.save(path)?;
     }
-    let soft = if opts.no_softmax {
+    let soft = if opts.no_softmax || opts.load.is_some() {
         None
     } else {
         let (net, history) = train_softmax(make_trunk(&devices.train), &train, &test, run, &devices)?;
