@@ -457,7 +457,7 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         if !every_epoch && epoch < epochs {
             return Ok(vec![]);
         }
-        let (mean, var) = m.predict(x_eval.clone())?;
+        let (mean, var) = m.predict_moments(x_eval.clone())?;
         let mu = ys.inverse_mean(&to_vec(mean));
         let s2 = ys.inverse_var(&to_vec(var));
         let rmse = burn_gp::metrics::rmse(&mu, &y_test)?;
@@ -467,7 +467,13 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
     if let Some(path) = &args.load {
         let model = DeepGp::load(model_path(path, name, split, single), &base)?;
         let metrics = evaluate(&model, epochs)?;
-        return Ok(SplitResult { test_ll: metrics[1].1, rmse: metrics[0].1, epoch_s: f64::NAN, epochs: 0, input_dim: d });
+        return Ok(SplitResult {
+            test_ll: metrics[1].1,
+            rmse: metrics[0].1,
+            epoch_s: f64::NAN,
+            epochs: 0,
+            input_dim: d,
+        });
     }
     let (model, history) = match args.adam_eps {
         Some(eps) => {

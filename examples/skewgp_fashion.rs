@@ -305,7 +305,7 @@ fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<Class
     let config = args.skew.skew_config(2, n, seed, progress);
     let model = SkewGpClassifier::init(&config, Rbf::new(&[ell], 1.0, &train_dev)?, &x)?;
     let fit = SkewGpClassifier::fit(&config, model, &x, &classes)?;
-    let prediction = fit.posterior.predict(&x_test)?;
+    let prediction = fit.posterior.predict_details(&x_test)?;
     let skew2 = MethodResult {
         prob: prediction.prob,
         decision_std: prediction.decision_std,

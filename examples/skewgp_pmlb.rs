@@ -438,7 +438,7 @@ fn skew_predict(args: &Args, posterior: &SkewGpPosterior<Rbf>, x_test: &Tensor<2
         let points = QmcPoints::lattice(dim, args.exact_points, args.exact_shifts, seed ^ 0xc02)?;
         posterior.predict_exact(x_test, &points)
     } else {
-        Ok(posterior.predict(x_test)?.prob)
+        Ok(posterior.predict_details(x_test)?.prob)
     }
 }
 

@@ -10,11 +10,11 @@
 //! wall time of one training epoch, evaluation excluded).
 use std::time::Instant;
 
+use burn::module::Module;
 use burn_gp::data::{data_root, load_uci, Standardiser, TargetStandardiser};
 use burn_gp::inducing::{inducing_subset, InducingPoints};
 use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::Gaussian;
-use burn::module::Module;
 use burn_gp::models::{Svgp, SvgpConfig};
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::{matrix, to_vec};

@@ -535,7 +535,7 @@ fn t4_to_t7_problem_a_golden_values() {
     assert_close(&[fb], &[-5.3174833162], 1e-8, "T6 minibatch F");
     let loss = scalar(model.minibatch_loss(&x, &y, &idx).unwrap());
     assert_close(&[loss], &[5.3174833162 / 5.0], 1e-9, "T6 minibatch loss = -F/N");
-    let (m, v) = model.predict(col(&[0.7], &dev)).unwrap();
+    let (m, v) = model.predict_moments(col(&[0.7], &dev)).unwrap();
     assert_close(&host(m), &[0.3342737277], 1e-9, "T7 m*");
     assert_close(&host(v), &[0.6548498002], 1e-9, "T7 v*");
 }
@@ -577,7 +577,7 @@ fn t8_to_t11_problem_b_golden_values() {
         let hidden = model.propagate(xs.clone(), Mode::Posterior).unwrap();
         assert_close(&host(hidden[0].mean.clone()), &[0.3342737277, 0.2727577430], 1e-9, "T11 q(h1) mean");
         assert_close(&host(hidden[0].var.clone().unwrap()), &[0.6548498002, 0.9064797999], 1e-9, "T11 q(h1) var");
-        let (m, v) = model.predict(xs).unwrap();
+        let (m, v) = model.predict_moments(xs).unwrap();
         assert_close(&host(m), &[-0.0208428860], 1e-9, "T11 m*");
         assert_close(&host(v), &[0.6849405957], 1e-9, "T11 v*");
     }
@@ -613,7 +613,7 @@ fn t12_two_layer_moments_match_monte_carlo() {
     let var_m = cm.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (ns - 1.0);
     let var = cv.iter().sum::<f64>() / ns + var_m;
     let se = (var / ns).sqrt();
-    let (m, v) = model.predict(xs).unwrap();
+    let (m, v) = model.predict_moments(xs).unwrap();
     let (m, v) = (scalar(m), scalar(v));
     eprintln!("T12: closed form m {m}, v {v}; MC m {mean} ± {se}, v {var}");
     assert!((m - mean).abs() < 4.0 * se, "mean {m} vs MC {mean} ± {se}");
@@ -696,7 +696,7 @@ fn t13_inverse_free_form_equals_naive_form() {
         let f = scalar(model.energy(xt.clone(), yt).unwrap());
         let naive_f = naive_global(&layers, n) + naive_lz.iter().sum::<f64>();
         worst = worst.max(rel_close(&[f], &[naive_f], "T13 F"));
-        let (m, v) = model.predict(xt).unwrap();
+        let (m, v) = model.predict_moments(xt).unwrap();
         let (nm, nv) = naive_forward(&layers, &x, n, n, 1.0);
         worst = worst.max(rel_close(&host(m), &nm, "T13 predictive mean"));
         worst = worst.max(rel_close(&host(v), &nv, "T13 predictive var"));
@@ -738,7 +738,7 @@ fn t15_prior_q_gives_the_prior_predictive() {
     }
     let model = build(&layers, 5, &dev);
     let xs = col(&[-3.0, -0.4, 0.7, 2.5], &dev);
-    let (m, v) = model.predict(xs).unwrap();
+    let (m, v) = model.predict_moments(xs).unwrap();
     assert_close(&host(m), &[0.0; 4], 1e-12, "T15 mean");
     assert_close(&host(v), &[0.85; 4], 1e-12, "T15 var");
 }
@@ -943,8 +943,8 @@ fn linear_before_the_first_layer_is_exact_and_between_layers_propagates_diagonal
     let plain = build(&problem_b(false), 5, &dev);
     let xs = [-1.0, 0.2, 0.9];
     let moved: Vec<f64> = xs.iter().map(|x| 1.3 * x - 0.2).collect();
-    let (m1, v1) = with.predict(col(&xs, &dev)).unwrap();
-    let (m2, v2) = plain.predict(col(&moved, &dev)).unwrap();
+    let (m1, v1) = with.predict_moments(col(&xs, &dev)).unwrap();
+    let (m2, v2) = plain.predict_moments(col(&moved, &dev)).unwrap();
     assert_close(&host(m1), &host(m2), 1e-14, "Linear before layer 1: mean");
     assert_close(&host(v1), &host(v2), 1e-14, "Linear before layer 1: var");
     // between: mean' = μW + b, var' = s (W∘W), fed to the second GP layer
@@ -1042,7 +1042,7 @@ fn bad_input_gives_typed_errors() {
         model.energy(t2(vec![0.0; 4], 2, 2, &dev), col(&[0.0, 0.0], &dev)),
         Err(Error::ShapeMismatch { .. })
     ));
-    assert!(matches!(model.predict(t2(vec![0.0; 6], 2, 3, &dev)), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(model.predict_moments(t2(vec![0.0; 6], 2, 3, &dev)), Err(Error::ShapeMismatch { .. })));
     assert!(matches!(model.energy(col(&[0.0, 1.0], &dev), col(&[0.0], &dev)), Err(Error::ShapeMismatch { .. })));
     // mismatched block widths
     let a = DeepGpLayer::from_values(&problem_a()[0].values(), &dev).unwrap();
@@ -1399,7 +1399,7 @@ fn t21_tied_predictive_mean_is_close_to_fitc() {
     assert!(gn < 1e-5, "T21: gradient norm {gn:e} after optimisation");
     let dev = device();
     let grid: Vec<f64> = (0..61).map(|i| -3.0 + 0.1 * i as f64).collect();
-    let (mean, _) = build(&[opt], 200, &dev).predict(col(&grid, &dev)).unwrap();
+    let (mean, _) = build(&[opt], 200, &dev).predict_moments(col(&grid, &dev)).unwrap();
     let mean = host(mean);
     // FITC posterior predictive mean k*ᵀK⁻¹μ_FITC, μ_FITC = (K⁻¹ + Σ a aᵀ/r)⁻¹ Σ a y/r
     let (m, s) = (l.m, fitc_sites(&l, &x));

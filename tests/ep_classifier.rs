@@ -615,3 +615,41 @@ fn a_step_can_be_undone_from_its_snapshot() {
     assert!((0..m).all(|r| (0..m).all(|c| a.s[(r, c)] == b.s[(r, c)])));
     assert!((0..m).all(|r| (0..n).all(|c| a.directions[(r, c)] == b.directions[(r, c)])));
 }
+
+#[test]
+fn binary_classifiers_predict_the_common_class_predictive() {
+    use burn_gp::likelihoods::BernoulliProbit;
+    use burn_gp::models::ep::EpConfig;
+    use burn_gp::models::SvgpConfig;
+    use burn_gp::special::norm_cdf;
+    let (dev, ad) = (device(), ad_device());
+    let (x, y) = toy_a();
+    let labels = classes(&y);
+    let model = toy_model(&TOY_Z, 0.8, 1e-3, &ad);
+    let config = EpConfig::new().with_iterations(5).with_progress(false);
+    let fit = model.fit(&column(&x, &ad), &labels, &config, |_, _, _| Ok(vec![])).unwrap();
+    let pred = fit.predict(&column(&x, &ad)).unwrap();
+    let (m, v) = fit.predict_latent(&column(&x, &ad)).unwrap();
+    assert_eq!((pred.n, pred.classes), (20, 2));
+    // Exact probit probabilities, and the same numbers from the two-column representation
+    // (class 0 ~ N(0, 1), class 1 ~ N(m, v)) by quadrature: P(f₁ > f₀) = Φ(m/√(1 + v)).
+    let exact = pred.probabilities();
+    let quadrature = pred.gh_probabilities(40);
+    for i in 0..20 {
+        let p1 = norm_cdf(m[i] / (1.0 + v[i]).sqrt());
+        assert_eq!(exact[2 * i + 1], p1);
+        assert!((quadrature[2 * i + 1] - p1).abs() < 1e-9, "point {i}: {} vs {p1}", quadrature[2 * i + 1]);
+    }
+    let want_nll = -fit.predict_log_density(&column(&x, &ad), &labels).unwrap().iter().sum::<f64>() / 20.0;
+    assert!((pred.nll(&labels).unwrap() - want_nll).abs() < 1e-12);
+    let decisions: Vec<usize> = m.iter().map(|&m| usize::from(m > 0.0)).collect();
+    assert_eq!(pred.classes(), decisions);
+    assert!(pred.accuracy(&labels).unwrap() >= 0.8);
+    // The SVGP with the probit likelihood gives the same type.
+    let kernel = Rbf::new(&[0.9], 2.0, &dev).unwrap();
+    let svgp = SvgpConfig::new(20)
+        .init(kernel, InducingPoints::new(&TOY_Z, 5, 1, &dev).unwrap(), BernoulliProbit::default(), &dev)
+        .unwrap();
+    let prior = svgp.predict(column(&x, &dev)).unwrap();
+    assert!(prior.probabilities().iter().all(|p| (p - 0.5).abs() < 1e-12), "q(u) = prior predicts 1/2");
+}

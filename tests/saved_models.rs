@@ -189,7 +189,8 @@ fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
     let path = temp("deep");
     deep.save(&path).unwrap();
     let loaded = DeepGp::load(&path, &dev).unwrap();
-    let (before, after) = (deep.predict(xt.clone()).unwrap(), loaded.predict(xt.clone()).unwrap());
+    assert_eq!(deep.predict(xt.clone()).unwrap(), loaded.predict(xt.clone()).unwrap());
+    let (before, after) = (deep.predict_moments(xt.clone()).unwrap(), loaded.predict_moments(xt.clone()).unwrap());
     assert_eq!((to_vec(before.0), to_vec(before.1)), (to_vec(after.0), to_vec(after.1)));
 
     // EP: the sites and q(u) come back with the classifier.
@@ -234,7 +235,7 @@ fn skew_gp_posteriors_load_with_their_draws() {
     fit.posterior.save(&path).unwrap();
     let loaded = SkewGpPosterior::<Rbf>::load(&path, &dev).unwrap();
     let test = matrix((0..15).map(|i| -3.0 + 0.4 * i as f64).collect(), 15, 1, &dev).unwrap();
-    assert_eq!(fit.posterior.predict(&test).unwrap().prob, loaded.predict(&test).unwrap().prob);
+    assert_eq!(fit.posterior.predict_details(&test).unwrap().prob, loaded.predict_details(&test).unwrap().prob);
     assert_eq!(fit.posterior.gamma_tilde(), loaded.gamma_tilde());
     assert_eq!(loaded.labels(), binary);
     assert!(matches!(EpFit::<Rbf>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
@@ -260,10 +261,15 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     gpr.save(&path).unwrap();
     let loaded = ExactGpr::<Rbf>::load(&path, &dev).unwrap();
     assert_eq!(to_vec(gpr.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));
+    // Every regression model's `predict` is the GaussianPredictive of y (noise included).
+    let (pred, f_var) = (loaded.predict(test.clone()).unwrap(), to_vec(gpr.predict_f(test.clone()).unwrap().1));
+    let s2 = gpr.likelihood.variance.to_vec()[0];
+    assert!(pred.var.iter().zip(&f_var).all(|(v, f)| (v - f - s2).abs() < 1e-12));
     let z = InducingPoints::new(&x[..10], 5, 2, &dev).unwrap();
     let sgpr = Sgpr::new(kernel(), z, noise(), xt.clone(), yt, 1e-6).unwrap();
     sgpr.save(&path).unwrap();
     let loaded = Sgpr::<Rbf, InducingPoints>::load(&path, &dev).unwrap();
+    assert_eq!(sgpr.predict(test.clone()).unwrap(), loaded.predict(test.clone()).unwrap());
     assert_eq!(to_vec(sgpr.predict_y(test.clone()).unwrap().0), to_vec(loaded.predict_y(test.clone()).unwrap().0));
 
     // ODVGP: inducing points for both bases.

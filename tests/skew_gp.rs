@@ -337,7 +337,7 @@ fn prediction_routes_agree() {
     let exact = post.predict_exact(&x_star(), &points).unwrap()[0];
     // route B with exact rejection draws of U₁
     post.set_draws(rejection_draws(&post, 40_000, 2), 6).unwrap();
-    let rb_exact = post.predict(&x_star()).unwrap();
+    let rb_exact = post.predict_details(&x_star()).unwrap();
     assert!((rb_exact.prob[0] - exact).abs() < 0.003, "route B (rejection) {} vs {exact}", rb_exact.prob[0]);
     // route A (Theorem 2) on the same draws
     let ra = post.predict_route_a(&x_star(), 4).unwrap()[0];
@@ -345,7 +345,7 @@ fn prediction_routes_agree() {
     // route B with lin-ess draws (after burn-in)
     let config = ChainConfig { chains: 32, burn_in: 100, samples: 24_000, seed: 5 };
     assert_eq!(post.sample(&config, LinEssVariant::ConnectedArc).unwrap(), 0);
-    let rb = post.predict(&x_star()).unwrap();
+    let rb = post.predict_details(&x_star()).unwrap();
     assert!((rb.prob[0] - exact).abs() < 0.01, "route B (lin-ess) {} vs {exact}", rb.prob[0]);
     let p = &rb;
     assert!(p.decision_std[0] > 0.0 && p.decision_std[0] <= 0.5 && p.latent_var[0] > 0.0 && p.skewness[0].is_finite());
@@ -466,7 +466,7 @@ fn end_to_end_on_fig4_data_trains_and_skewgp2_is_not_worse() {
         let (first, last) = (r[0].objective, r[r.len() - 1].objective);
         assert!(last < first, "s = {s}: objective did not improve ({first} → {last})");
         assert_eq!(fit.rounding_rejections, 0);
-        let pred = fit.posterior.predict(&xte).unwrap();
+        let pred = fit.posterior.predict_details(&xte).unwrap();
         assert!(pred.prob.iter().all(|p| *p > 0.0 && *p < 1.0));
         info.push(information(&pred.prob, &y[ntr..]));
     }
@@ -487,7 +487,7 @@ fn skewgp0_agrees_with_full_ep_at_the_same_hyperparameters() {
     let mut post = SkewGpPosterior::new(model, xt.clone(), &labels(&y)).unwrap();
     post.sample(&ChainConfig { chains: 32, burn_in: 300, samples: 32_000, seed: 1 }, LinEssVariant::ConnectedArc)
         .unwrap();
-    let exact = post.predict(&xg).unwrap().prob;
+    let exact = post.predict_details(&xg).unwrap().prob;
     // full EP: inducing points at the data (m = n), tiny noise
     let ep = EpGpClassifier::new(
         Rbf::new(&[0.5], 2.0, &dev).unwrap(),

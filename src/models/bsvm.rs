@@ -47,6 +47,18 @@ impl<K: Kernel> BayesianSvm<K> {
     }
 }
 
+impl<K: Kernel> BinaryBsvm<K> {
+    /// The predictive at `x` `[n, d]` as every classifier gives it: class 0 as the fixed
+    /// threshold `N(0, 0)` and class 1 as the latent `N(m, v)`, so the decision is the SVM's
+    /// `sign(m)` and the quadrature probability of class 1 is `P(f > 0) = Φ(m/√v)`.
+    pub fn predict(&self, x: Tensor<2>) -> Result<ClassPredictive> {
+        let (m, v) = self.predict_f(x)?;
+        let mean = to_vec(m).into_iter().flat_map(|m| [0.0, m]).collect();
+        let var = to_vec(v).into_iter().flat_map(|v| [0.0, v]).collect();
+        ClassPredictive::new(mean, var, 2)
+    }
+}
+
 /// Checks `2 ≤ C` and every label `< C`; returns the number of labels.
 pub fn check_labels(labels: &[usize], num_classes: usize) -> Result<usize> {
     if num_classes < 2 {

@@ -1,5 +1,6 @@
-//! Predictive summaries of a classifier with independent Gaussian class marginals: decisions,
-//! class probabilities, variation ratio and entropies (host side, f64).
+//! [`ClassPredictive`]: what every classifier predicts, binary or multi-class — per-class latent
+//! marginals, decisions, class probabilities, variation ratio, entropies and the NLL/ECE/accuracy
+//! of labels `0..C` (host side, f64).
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
@@ -10,7 +11,14 @@ use crate::special::{gauss_hermite_normal, norm_cdf};
 use crate::tensors::to_vec;
 use burn::tensor::Tensor;
 
-/// Per-class latent marginals `N(f̄_ij, s²_ij)` for `n` points and `classes` classes (row-major).
+/// Per-class latent marginals `N(f̄_ij, s²_ij)` for `n` points and `classes` classes (row-major),
+/// with the model's own class probabilities where it has them in closed form.
+///
+/// A multi-class Bayesian SVM gives C marginals and no closed-form probabilities (they come from
+/// Gauss–Hermite quadrature of `P(f_c is the largest)`). A binary probit classifier (EP, SVGP
+/// with [`BernoulliProbit`](crate::likelihoods::BernoulliProbit), skew GP) gives C = 2 columns:
+/// class 0 as `N(0, 1)` and class 1 as its latent `N(m, v)`, so that `P(f₁ > f₀) = Φ(m/√(1 + v))`
+/// is its probit predictive, and its exact probabilities.
 #[derive(Clone, Debug)]
 pub struct ClassPredictive {
     /// Means `[n, C]`.
@@ -21,6 +29,8 @@ pub struct ClassPredictive {
     pub n: usize,
     /// Number of classes C.
     pub classes: usize,
+    /// The model's class probabilities `[n, C]`, where it has them (else quadrature is used).
+    pub exact: Option<Vec<f64>>,
 }
 
 impl ClassPredictive {
@@ -34,7 +44,25 @@ impl ClassPredictive {
         if let Some(i) = var.iter().position(|&v| v < 0.0) {
             return Err(Error::invalid("var", format!("negative variance {} at index {i}", var[i])));
         }
-        Ok(Self { n: mean.len() / classes, mean, var, classes })
+        Ok(Self { n: mean.len() / classes, mean, var, classes, exact: None })
+    }
+    /// A binary classifier's predictive from its latent marginals `N(m_i, v_i)` and its class-1
+    /// probabilities `p_i` (see the type's documentation); errors on lengths that differ,
+    /// non-finite values, a negative variance or a probability outside `[0, 1]`.
+    pub fn binary(latent_mean: &[f64], latent_var: &[f64], p1: &[f64]) -> Result<Self> {
+        let n = latent_mean.len();
+        if latent_var.len() != n || p1.len() != n {
+            return Err(Error::shape("ClassPredictive::binary", [n, n, n], [n, latent_var.len(), p1.len()]));
+        }
+        check_finite("class-1 probabilities", p1)?;
+        if let Some(i) = p1.iter().position(|p| !(0.0..=1.0).contains(p)) {
+            return Err(Error::invalid("p1", format!("probability {} at index {i} is outside [0, 1]", p1[i])));
+        }
+        let mean = latent_mean.iter().flat_map(|&m| [0.0, m]).collect();
+        let var = latent_var.iter().flat_map(|&v| [1.0, v]).collect();
+        let mut out = Self::new(mean, var, 2)?;
+        out.exact = Some(p1.iter().flat_map(|&p| [1.0 - p, p]).collect());
+        Ok(out)
     }
     /// From a model's `(mean, var)` tensors `[n, C]`.
     pub fn from_tensors(mean: Tensor<2>, var: Tensor<2>) -> Result<Self> {
@@ -44,9 +72,13 @@ impl ClassPredictive {
     fn row<'a>(&self, v: &'a [f64], i: usize) -> &'a [f64] {
         &v[i * self.classes..(i + 1) * self.classes]
     }
-    /// The SVM decision `argmax_c f̄_c` for every point.
+    /// The decision for every point: the most probable class where the model has closed-form
+    /// probabilities, else the SVM decision `argmax_c f̄_c`.
     pub fn classes(&self) -> Vec<usize> {
-        (0..self.n).map(|i| argmax(self.row(&self.mean, i))).collect()
+        match &self.exact {
+            Some(p) => p.chunks(self.classes).map(argmax).collect(),
+            None => (0..self.n).map(|i| argmax(self.row(&self.mean, i))).collect(),
+        }
     }
     /// How often each class is the arg-max of `samples` joint draws `f ~ Π_c N(f̄_c, s²_c)`:
     /// counts `[n, C]` (seeded, reproducible).
@@ -107,10 +139,13 @@ impl ClassPredictive {
         }
         out
     }
-    /// Class probabilities `[n, C]` by 20-point Gauss–Hermite quadrature (see
-    /// [`gh_probabilities`](Self::gh_probabilities)).
+    /// Class probabilities `[n, C]`: the model's own where it has them, else by 20-point
+    /// Gauss–Hermite quadrature (see [`gh_probabilities`](Self::gh_probabilities)).
     pub fn probabilities(&self) -> Vec<f64> {
-        self.gh_probabilities(20)
+        match &self.exact {
+            Some(p) => p.clone(),
+            None => self.gh_probabilities(20),
+        }
     }
     /// Fraction of points whose decision ([`classes`](Self::classes)) is the label; labels are
     /// class indices `0..C`.

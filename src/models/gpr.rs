@@ -51,6 +51,14 @@ impl<K: Kernel> ExactGpr<K> {
         Ok((fit + logdet).mul_scalar(-0.5).sub_scalar(0.5 * (n * p) as f64 * LN_2PI))
     }
 
+    /// The predictive distribution of `y` at `xs` on the host (the posterior of `f` plus the
+    /// noise variance), as every regression model gives it.
+    pub fn predict(&self, xs: Tensor<2>) -> Result<crate::models::GaussianPredictive> {
+        let (mean, var) = self.predict_f(xs)?;
+        let var = var + self.likelihood.variance.value().unsqueeze::<2>();
+        crate::models::GaussianPredictive::from_tensors(mean, var)
+    }
+
     /// Posterior marginals of `f(x*)`: mean and variance `[n*, p]`.
     pub fn predict_f(&self, xs: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         let ns = check_inputs("ExactGpr::predict_f", &xs, self.kernel.input_dim())?;

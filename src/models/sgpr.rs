@@ -97,6 +97,13 @@ impl<K: Kernel, I: InducingVariables<K>> Sgpr<K, I> {
         Ok((mean, var.clamp_min(1e-12)))
     }
 
+    /// The predictive distribution of `y` at `xs` on the host (noise included), as every
+    /// regression model gives it.
+    pub fn predict(&self, xs: Tensor<2>) -> Result<crate::models::GaussianPredictive> {
+        let (mean, var) = self.predict_y(xs)?;
+        crate::models::GaussianPredictive::from_tensors(mean, var)
+    }
+
     /// Predictive mean and variance of `y` at `x*`.
     pub fn predict_y(&self, xs: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         let (m, v) = self.predict_f(xs)?;

@@ -12,10 +12,11 @@ use rand_distr::{Distribution, Normal};
 use super::batch::select_rows;
 use super::checks::{check_inputs, check_targets};
 use super::svgp_config::SvgpConfig;
+use super::{ClassPredictive, GaussianPredictive};
 use crate::error::{Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
-use crate::likelihoods::{Gaussian, Likelihood};
+use crate::likelihoods::{BernoulliProbit, Gaussian, Likelihood};
 use crate::linalg::{cholesky, matmul, matmul_transposed, row_sums, solve_triangular, tri_inverse, Triangle};
 use crate::tensors::matrix;
 
@@ -220,5 +221,26 @@ impl<K: Kernel, I: InducingVariables<K>> Svgp<K, I, Gaussian> {
         self.q_mu = Param::from_tensor(mean.transpose().detach());
         self.q_sqrt = Param::from_tensor(lq.unsqueeze::<3>().repeat_dim(0, p).detach());
         Ok(self)
+    }
+}
+
+impl<K: Kernel, I: InducingVariables<K>> Svgp<K, I, BernoulliProbit> {
+    /// The predictive at `x` `[n, d]` as every classifier gives it: latent marginals, the exact
+    /// probit class probabilities `Φ(m/√(1 + v))`, decisions and their metrics (see
+    /// [`ClassPredictive::binary`]).
+    pub fn predict(&self, x: Tensor<2>) -> Result<ClassPredictive> {
+        let (m, v) = self.predict_f(x)?;
+        let (m, v) = (crate::tensors::to_vec(m), crate::tensors::to_vec(v));
+        let p: Vec<f64> = m.iter().zip(&v).map(|(m, v)| crate::special::norm_cdf(m / (1.0 + v).sqrt())).collect();
+        ClassPredictive::binary(&m, &v, &p)
+    }
+}
+
+impl<K: Kernel, I: InducingVariables<K>> Svgp<K, I, Gaussian> {
+    /// The predictive distribution of `y` at `x` on the host (noise included), as every
+    /// regression model gives it.
+    pub fn predict(&self, x: Tensor<2>) -> Result<GaussianPredictive> {
+        let (mean, var) = self.predict_y(x)?;
+        GaussianPredictive::from_tensors(mean, var)
     }
 }

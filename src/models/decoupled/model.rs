@@ -15,7 +15,7 @@ use super::mean_basis::MeanBasis;
 use crate::error::{Error, Result};
 use crate::inducing::{FourierFeatures, InducingPoints, InducingVariables, KuuFactor};
 use crate::kernels::Kernel;
-use crate::likelihoods::Likelihood;
+use crate::likelihoods::{Gaussian, Likelihood};
 use crate::linalg::{cholesky, matmul, row_sums};
 use crate::models::{check_inputs, check_targets, select_rows};
 
@@ -287,5 +287,14 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
     pub fn minibatch_loss(&self, x: &Tensor<2>, y: &Tensor<2>, idx: &[usize]) -> Result<Tensor<1>> {
         let elbo = self.elbo(select_rows(x, idx), select_rows(y, idx))?;
         Ok(elbo.neg().div_scalar(self.num_data as f64))
+    }
+}
+
+impl<K: Kernel, I: InducingVariables<K>> DecoupledGp<K, I, Gaussian> {
+    /// The predictive distribution of `y` at `x` on the host (noise included), as every
+    /// regression model gives it.
+    pub fn predict(&self, x: Tensor<2>) -> Result<crate::models::GaussianPredictive> {
+        let (mean, var) = self.predict_y(x)?;
+        crate::models::GaussianPredictive::from_tensors(mean, var)
     }
 }

@@ -9,7 +9,7 @@ use super::activations::GaussianActivations;
 use super::block::DeepGpBlock;
 use super::factor::{global_terms, FactorTerms, Mode};
 use crate::error::{Error, Result};
-use crate::models::{check_inputs, check_targets, select_rows};
+use crate::models::{check_inputs, check_targets, select_rows, GaussianPredictive};
 
 /// Rows per chunk in [`DeepGp::predict`] (bounds the `[D, B, M, M]` ψ2 temporaries).
 const PREDICT_CHUNK: usize = 512;
@@ -140,9 +140,16 @@ impl DeepGp {
         Ok(f.neg().div_scalar(self.num_data as f64))
     }
 
+    /// The predictive distribution of `y` at `x` on the host, as every regression model gives it
+    /// (the moments of [`predict_moments`](Self::predict_moments)).
+    pub fn predict(&self, x: Tensor<2>) -> Result<GaussianPredictive> {
+        let (mean, var) = self.predict_moments(x)?;
+        GaussianPredictive::from_tensors(mean, var)
+    }
+
     /// Predictive mean and variance of `y` `[n, D_L]` (observation noise included), by one
     /// deterministic forward pass with the posterior `q(u)`; computed in chunks of rows.
-    pub fn predict(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+    pub fn predict_moments(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         let n = check_inputs("DeepGp::predict", &x, Some(self.input_dim()))?;
         let terms = self.terms(Mode::Posterior)?;
         let mut means = Vec::new();
@@ -163,7 +170,7 @@ impl DeepGp {
     pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
         let n = x.dims()[0];
         check_targets("DeepGp::predict_log_density", &y, n, self.output_dim())?;
-        let (m, v) = self.predict(x)?;
+        let (m, v) = self.predict_moments(x)?;
         Ok(gaussian_log_density(y, m, v))
     }
 }

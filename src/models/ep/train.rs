@@ -17,7 +17,7 @@ use super::shards::{shard_ranges, sharded_frozen, sharded_objective, sharded_pas
 use super::state::EpState;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
-use crate::models::select_rows;
+use crate::models::{select_rows, ClassPredictive};
 use crate::optim::{Adadelta, SignAdaptive};
 use crate::train::{fit_loop, History, StepIndex, TrainConfig};
 
@@ -292,6 +292,13 @@ impl<K: Kernel> EpGpClassifier<K> {
 }
 
 impl<K: Kernel> EpFit<K> {
+    /// The predictive at the rows of `x`: latent marginals, exact probit class probabilities,
+    /// decisions and their metrics (see [`ClassPredictive::binary`]).
+    pub fn predict(&self, x: &Tensor<2>) -> Result<ClassPredictive> {
+        let (m, v) = self.predict_latent(x)?;
+        let p: Vec<f64> = m.iter().zip(&v).map(|(m, v)| crate::special::norm_cdf(m / (1.0 + v).sqrt())).collect();
+        ClassPredictive::binary(&m, &v, &p)
+    }
     /// `p(class 1 | x)` at the rows of `x`.
     pub fn predict_proba(&self, x: &Tensor<2>) -> Result<Vec<f64>> {
         self.model.predict_proba(x, &self.posterior)

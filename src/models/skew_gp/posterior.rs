@@ -12,6 +12,7 @@ use rand_distr::{Distribution, StandardNormal};
 use super::prior::SkewGp;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
+use crate::models::ClassPredictive;
 use crate::mvn::{
     cholesky_host, estimate_from_log_integrand, genz_log_integrand, genz_order, gibbs_orthant, independent_groups,
     log_mvn_cdf_exact, log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, row_major, solve_chol,
@@ -232,11 +233,20 @@ impl<K: Kernel> SkewGpPosterior<K> {
             .map(|d| (0..d.u1.nrows() * d.u1.ncols()).map(|k| d.u1[(k / d.u1.ncols(), k % d.u1.ncols())]).collect())
     }
 
+    /// The predictive at the rows of `x_test` as every classifier gives it: decisions and class
+    /// probabilities from [`predict_details`](Self::predict_details) (route B), with the
+    /// latent posterior mean and variance as the class-1 marginal (see
+    /// [`ClassPredictive::binary`]). Needs [`Self::sample`] (or [`Self::set_draws`]) first.
+    pub fn predict(&self, x_test: &Tensor<2>) -> Result<ClassPredictive> {
+        let p = self.predict_details(x_test)?;
+        ClassPredictive::binary(&p.latent_mean, &p.latent_var, &p.prob)
+    }
+
     /// Route B (spec §2.7(c)), Rao-Blackwellised: with `a_j = Γ̃⁻¹Δ̃_{*j}ᵀ`,
     /// `v_j = 1 − Δ̃_{*j}a_j` and `μ_jk = ω_j a_jᵀU₁⁽ᵏ⁾`, `f*_j | U₁⁽ᵏ⁾ ~ N(μ_jk, ω_j² v_j)`:
     /// `p_j = mean_k Φ(μ_jk/√(1 + ω_j²v_j))`, `q_j = mean_k Φ(μ_jk/(ω_j√v_j))`, and the moments
     /// of the normal mixture. Needs [`Self::sample`] (or [`Self::set_draws`]) first.
-    pub fn predict(&self, x_test: &Tensor<2>) -> Result<Prediction> {
+    pub fn predict_details(&self, x_test: &Tensor<2>) -> Result<Prediction> {
         let m = self.check_test(x_test)?;
         let draws = self.draws.as_ref().ok_or_else(|| Error::invalid("predict", "sample the posterior first"))?;
         let mut out = Prediction::default();
