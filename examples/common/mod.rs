@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use burn::tensor::Device;
-use burn_gp::train::{LrSchedule, TrainConfig};
+use burn_gp::train::{LrSchedule, OptimizerConfig, TrainConfig};
 
 /// Every example allocates with mimalloc: see `[dev-dependencies]` in Cargo.toml.
 #[global_allocator]
@@ -27,6 +27,10 @@ pub struct RunOptions {
     /// (default: constant; 1 = constant).
     #[arg(long)]
     pub lr_final_fraction: Option<f64>,
+    /// Optimiser: adam, adamw (weight decay 1e-4), adadelta (ρ 0.9, ε 1e-5: use --lr 1) or
+    /// sign-adaptive (initial step 1e-2).
+    #[arg(long, value_enum, default_value_t = OptimizerArg::Adam)]
+    pub optimizer: OptimizerArg,
     /// Random seed (network initialisation, splits, inducing points, minibatch order).
     #[arg(long, default_value_t = 0)]
     pub seed: u64,
@@ -48,6 +52,19 @@ pub struct RunOptions {
     /// Hide the progress bar (print progress lines instead: every epoch, or about 20 for long runs).
     #[arg(long)]
     pub no_progress: bool,
+}
+
+/// The `--optimizer` choices.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OptimizerArg {
+    /// Adam (Burn's defaults).
+    Adam,
+    /// AdamW, weight decay 1e-4.
+    Adamw,
+    /// Adadelta, ρ = 0.9, ε = 1e-5.
+    Adadelta,
+    /// The sign-adaptive step of the EP classifier paper.
+    SignAdaptive,
 }
 
 /// The chosen backend's name, its device, and the same device with autodiff.
@@ -89,6 +106,12 @@ impl RunOptions {
             schedule: match self.lr_final_fraction {
                 Some(final_fraction) => LrSchedule::Cosine { final_fraction },
                 None => LrSchedule::Constant,
+            },
+            optimizer: match self.optimizer {
+                OptimizerArg::Adam => OptimizerConfig::Adam,
+                OptimizerArg::Adamw => OptimizerConfig::AdamW { weight_decay: 1e-4 },
+                OptimizerArg::Adadelta => OptimizerConfig::Adadelta { rho: 0.9, epsilon: 1e-5 },
+                OptimizerArg::SignAdaptive => OptimizerConfig::SignAdaptive { initial_step: 1e-2 },
             },
         }
     }

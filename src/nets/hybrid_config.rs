@@ -56,14 +56,12 @@ impl HybridConfig {
     /// the annealing took the 3-epoch hybrid from 0.9899 to 0.9932 test accuracy on the seed where
     /// the constant rate did worst (`docs/results/hybrid_reliability.md`).
     pub fn train_config(&self, epochs: usize, seed: u64) -> TrainConfig {
-        TrainConfig {
-            epochs,
-            batch_size: 128,
-            lr: 1e-3,
-            seed,
-            progress: true,
-            schedule: LrSchedule::Cosine { final_fraction: 0.0 },
-        }
+        TrainConfig::new()
+            .with_epochs(epochs)
+            .with_batch_size(128)
+            .with_lr(1e-3)
+            .with_seed(seed)
+            .with_schedule(LrSchedule::Cosine { final_fraction: 0.0 })
     }
 
     /// Checks the settings that [`GpHeadConfig`] does not.

@@ -2,7 +2,7 @@
 //! normaliser's scale and shift, the kernel, the likelihood and the inducing points;
 //! natural-gradient steps on `q(u)` after every Adam step where the head's likelihood has them
 //! (or Adam on `q(u)` too, with `natural_step = 0`).
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::GradientsParams;
 
 use super::{HeadLikelihood, HybridConfig, HybridNet, TrainingSet, Trunk};
 use crate::error::{Error, Result};
@@ -115,7 +115,7 @@ where
     } else {
         None
     };
-    let mut optim = AdamConfig::new().init();
+    let mut optim = config.optimizer.init()?;
     let step = |net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
         let (input, targets) = train.batch(idx, &device)?;
         let objective = net.objective(input, targets.clone())?;

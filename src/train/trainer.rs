@@ -1,40 +1,56 @@
-//! A small minibatch trainer around Burn's Adam.
+//! A small minibatch trainer around Burn's optimisers.
 use std::time::Instant;
 
+use burn::config::Config;
 use burn::module::Module;
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::GradientsParams;
 use burn::tensor::Tensor;
 use indicatif::{ProgressBar, ProgressStyle};
+use serde::{Deserialize, Serialize};
 
-use super::{EpochRecord, History};
+use super::{EpochRecord, History, OptimizerConfig};
 use crate::data::MiniBatches;
-use crate::error::{Error, Result};
+use crate::error::Error;
 
-/// Optimisation settings.
-#[derive(Clone, Debug)]
+/// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
+type GpResult<T> = crate::error::Result<T>;
+
+/// Optimisation settings of a training run (a Burn [`Config`]: saved and loaded as JSON with
+/// `save` / `load`, built with `TrainConfig::new().with_epochs(…)` or a struct literal with
+/// `..Default::default()`).
+#[derive(Config, Debug)]
 pub struct TrainConfig {
     /// Number of passes over the data.
+    #[config(default = 10)]
     pub epochs: usize,
     /// Minibatch size (the last batch of an epoch may be smaller).
+    #[config(default = 256)]
     pub batch_size: usize,
-    /// Adam learning rate.
+    /// Learning rate (of the first step, with a schedule).
+    #[config(default = 0.01)]
     pub lr: f64,
     /// Seed of the minibatch shuffling.
+    #[config(default = 0)]
     pub seed: u64,
     /// Show a progress bar on stderr.
+    #[config(default = true)]
     pub progress: bool,
     /// How the learning rate moves over the run (constant by default).
+    #[config(default = "LrSchedule::Constant")]
     pub schedule: LrSchedule,
+    /// The optimiser (Adam by default).
+    #[config(default = "OptimizerConfig::Adam")]
+    pub optimizer: OptimizerConfig,
 }
 
 impl Default for TrainConfig {
     fn default() -> Self {
-        Self { epochs: 10, batch_size: 256, lr: 0.01, seed: 0, progress: true, schedule: LrSchedule::Constant }
+        Self::new()
     }
 }
 
 /// How the learning rate moves over a run of [`fit_loop`].
-#[derive(Clone, Copy, Debug, PartialEq, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub enum LrSchedule {
     /// `lr` at every step.
     #[default]
@@ -61,8 +77,9 @@ impl TrainConfig {
         }
     }
 
-    /// Checks the learning rate and the schedule.
-    pub fn validate(&self) -> Result<()> {
+    /// Checks the learning rate, the schedule and the optimiser.
+    pub fn validate(&self) -> GpResult<()> {
+        self.optimizer.validate()?;
         if !(self.lr > 0.0 && self.lr.is_finite()) {
             return Err(Error::invalid("lr", format!("must be positive, got {}", self.lr)));
         }
@@ -78,21 +95,21 @@ impl TrainConfig {
     }
 }
 
-/// Trains `model` by Adam on minibatches of `0..n`.
+/// Trains `model` by `config.optimizer` (Adam by default) on minibatches of `0..n`.
 ///
 /// `loss(model, batch_indices)` returns the scalar to minimise (e.g. `−ELBO / N`);
 /// `evaluate(model, epoch)` is called after every epoch on the model without autodiff
 /// (`model.valid()`) and returns named metrics for the progress line and the [`History`].
-pub fn fit<M, F, E>(model: M, n: usize, config: &TrainConfig, loss: F, evaluate: E) -> Result<(M, History)>
+pub fn fit<M, F, E>(model: M, n: usize, config: &TrainConfig, loss: F, evaluate: E) -> GpResult<(M, History)>
 where
     M: Module,
-    F: FnMut(&M, &[usize]) -> Result<Tensor<1>>,
-    E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
+    F: FnMut(&M, &[usize]) -> GpResult<Tensor<1>>,
+    E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
 {
     fit_with_hook(model, n, config, loss, |m, _| Ok(m), evaluate)
 }
 
-/// As [`fit`], with `after_step(model, batch_indices)` run after every Adam step; it may replace
+/// As [`fit`], with `after_step(model, batch_indices)` run after every optimiser step; it may replace
 /// parameters that Adam does not train (e.g. a natural-gradient update of a variational posterior,
 /// see [`crate::models::HingeNaturalGradient`]).
 pub fn fit_with_hook<M, F, H, E>(
@@ -102,15 +119,15 @@ pub fn fit_with_hook<M, F, H, E>(
     mut loss: F,
     mut after_step: H,
     evaluate: E,
-) -> Result<(M, History)>
+) -> GpResult<(M, History)>
 where
     M: Module,
-    F: FnMut(&M, &[usize]) -> Result<Tensor<1>>,
-    H: FnMut(M, &[usize]) -> Result<M>,
-    E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
+    F: FnMut(&M, &[usize]) -> GpResult<Tensor<1>>,
+    H: FnMut(M, &[usize]) -> GpResult<M>,
+    E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
 {
-    let mut optim = AdamConfig::new().init();
-    let step = |model: M, batch: &[usize], at: StepIndex| -> Result<(M, f64)> {
+    let mut optim = config.optimizer.init()?;
+    let step = |model: M, batch: &[usize], at: StepIndex| -> GpResult<(M, f64)> {
         let l = loss(&model, batch)?;
         let value = l.clone().into_scalar::<f64>();
         if !value.is_finite() {
@@ -149,11 +166,11 @@ pub fn fit_loop<M, S, E>(
     label: &str,
     mut step: S,
     mut evaluate: E,
-) -> Result<(M, History)>
+) -> GpResult<(M, History)>
 where
     M: Module,
-    S: FnMut(M, &[usize], StepIndex) -> Result<(M, f64)>,
-    E: FnMut(&M, usize) -> Result<Vec<(String, f64)>>,
+    S: FnMut(M, &[usize], StepIndex) -> GpResult<(M, f64)>,
+    E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
 {
     config.validate()?;
     let mut batches = MiniBatches::new(n, config.batch_size, config.seed)?;
@@ -239,5 +256,44 @@ mod tests {
             assert!(matches!(config.validate(), Err(Error::InvalidArgument { .. })), "{bad}");
         }
         assert!(TrainConfig { lr: 0.0, ..Default::default() }.validate().is_err());
+    }
+
+    #[test]
+    fn a_train_config_round_trips_through_json_with_its_optimizer_and_schedule() {
+        let config = TrainConfig::new()
+            .with_epochs(3)
+            .with_schedule(LrSchedule::Cosine { final_fraction: 0.25 })
+            .with_optimizer(OptimizerConfig::AdamW { weight_decay: 0.5 });
+        let json = burn::config::config_to_json(&config);
+        let back = TrainConfig::load_binary(json.as_bytes()).unwrap();
+        assert_eq!((back.epochs, back.schedule, back.optimizer), (3, config.schedule, config.optimizer));
+        let bad = TrainConfig::new().with_optimizer(OptimizerConfig::Adadelta { rho: 1.5, epsilon: 1e-5 });
+        assert!(matches!(bad.validate(), Err(Error::InvalidArgument { .. })));
+    }
+
+    #[derive(Module, Debug)]
+    struct Point {
+        x: burn::module::Param<Tensor<1>>,
+    }
+
+    #[test]
+    fn every_optimizer_minimises_a_quadratic() {
+        let device = crate::device::default_device().unwrap().autodiff();
+        let target = Tensor::<1>::from_floats([1.0, -2.0, 0.5], &device);
+        for (optimizer, lr) in [
+            (OptimizerConfig::Adam, 0.05),
+            (OptimizerConfig::AdamW { weight_decay: 1e-4 }, 0.05),
+            (OptimizerConfig::Adadelta { rho: 0.9, epsilon: 1e-5 }, 1.0),
+            (OptimizerConfig::SignAdaptive { initial_step: 0.05 }, 1.0),
+        ] {
+            let start = Point { x: burn::module::Param::from_tensor(Tensor::zeros([3], &device)) };
+            let config =
+                TrainConfig { epochs: 200, batch_size: 1, lr, progress: false, optimizer, ..Default::default() };
+            let loss = |m: &Point, _: &[usize]| Ok((m.x.val() - target.clone()).powi_scalar(2).sum());
+            let before = loss(&start, &[]).unwrap().into_scalar::<f64>();
+            let (end, _) = fit(start, 1, &config, loss, |_, _| Ok(vec![])).unwrap();
+            let after = loss(&end, &[]).unwrap().into_scalar::<f64>();
+            assert!(after < 0.05 * before, "{optimizer:?}: {before} → {after}");
+        }
     }
 }
