@@ -480,7 +480,7 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
             let adam = burn::optim::AdamConfig::new().with_epsilon(eps as f32);
             model.fit_with_adam(&xt, &yt, &train_config, adam, evaluate)?
         }
-        None => model.fit(&xt, &yt, &train_config, evaluate)?,
+        None => model.fit_evaluated(&xt, &yt, &train_config, evaluate)?,
     };
     if let Some(path) = &args.save {
         model.valid().save(model_path(path, name, split, single))?;

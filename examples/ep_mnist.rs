@@ -168,7 +168,7 @@ fn run(args: Args) -> Result<()> {
                     let (error, nll) = metrics(&model.predict_log_density(&x_test_base, &data.y_test, q)?);
                     Ok(vec![("test_error".to_string(), error), ("test_nll".to_string(), nll)])
                 };
-                let fitted = model.fit(&x, &data.y_train, &config, evaluate)?;
+                let fitted = model.fit_evaluated(&x, &data.y_train, &config, evaluate)?;
                 write_curve(&args, mode, &fitted.history)?;
                 (
                     fitted.predict_log_density(&x_test, &data.y_test)?,

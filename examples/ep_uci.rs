@@ -191,7 +191,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .with_seed(seed)
                 .with_evaluate_every(0)
                 .with_progress(!args.opts.no_progress);
-            let fitted = model.fit(&x, &classes(&data.y_train), &config, |_, _, _| Ok(vec![]))?;
+            let fitted = model.fit(&x, &classes(&data.y_train), &config)?;
             let (train_s, done) = (t0.elapsed().as_secs_f64(), cpu0.zip(process_cpu_s()).map(|(a, b)| b - a));
             let x_test = Tensor::from_data(x_test.to_data(), &dev);
             Ok(outcome(&fitted.predict_log_density(&x_test, &classes(&data.y_test))?, &data.y_test, train_s, done))

@@ -58,7 +58,6 @@ use burn::tensor::Tensor;
 use burn_gp::data::{data_root, load_mnist, MnistVariant, Subset};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
-use burn_gp::models::skew_gp::SkewGpClassifier;
 use burn_gp::special::norm_cdf;
 use burn_gp::tensors::matrix;
 use burn_gp::{Error, Result};
@@ -303,8 +302,8 @@ fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<Class
     let classes: Vec<usize> = split.labels_train.iter().map(|&l| usize::from(l == class)).collect();
     let t0 = Instant::now();
     let config = args.skew.skew_config(2, n, seed, progress);
-    let model = SkewGpClassifier::init(&config, Rbf::new(&[ell], 1.0, &train_dev)?, &x)?;
-    let fit = SkewGpClassifier::fit(&config, model, &x, &classes)?;
+    let model = config.init(Rbf::new(&[ell], 1.0, &train_dev)?, &x)?;
+    let fit = model.fit(&x, &classes, &config)?;
     let prediction = fit.posterior.predict_details(&x_test)?;
     let skew2 = MethodResult {
         prob: prediction.prob,

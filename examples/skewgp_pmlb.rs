@@ -55,7 +55,7 @@ use burn_gp::data::{data_root, load_pmlb_classification, stratified_split, Stand
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::models::ep::EpFit;
-use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
+use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpConfig, SkewGpPosterior};
 use burn_gp::mvn::QmcPoints;
 use burn_gp::tensors::matrix;
 use burn_gp::{Error, Result};
@@ -365,8 +365,8 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Scor
     let prob = match method {
         "skew2" | "skew0" => {
             let config = skew_config(args, if method == "skew2" { 2 } else { 0 }, seed, n);
-            let model = SkewGpClassifier::init(&config, kernel, &x)?;
-            let fit = SkewGpClassifier::fit(&config, model, &x, &fold.y_train)?;
+            let model = config.init(kernel, &x)?;
+            let fit = model.fit(&x, &fold.y_train, &config)?;
             if !args.opts.json {
                 let tried: Vec<String> = fit.phase_objectives.iter().map(|(l, o)| format!("{l:?}: {o:.4}")).collect();
                 eprintln!(
@@ -448,8 +448,8 @@ fn skew2_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[usize], x_test: &Tenso
     let config = skew_config(args, 2, seed, y.len());
     let kernel = kernel.no_grad();
     let before = flatten_params(&kernel);
-    let model = SkewGpClassifier::init(&config, kernel, x)?;
-    let fit = SkewGpClassifier::fit(&config, model, x, y)?;
+    let model = config.init(kernel, x)?;
+    let fit = model.fit(x, y, &config)?;
     let after = flatten_params(&fit.posterior.model().kernel);
     if let Some(k) = before.iter().zip(&after).position(|(a, b)| a != b) {
         return Err(Error::invalid(

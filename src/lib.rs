@@ -38,7 +38,7 @@ pub mod prelude {
     pub use crate::kernels::{Kernel, Rbf};
     pub use crate::models::{
         BayesianSvm, BayesianSvmConfig, ClassPredictive, DeepGp, DeepGpConfig, EpConfig, EpGpClassifier, ExactGpr,
-        GaussianPredictive, OneVsRestBsvm, Sgpr, SkewGpClassifier, SkewGpConfig, Svgp, SvgpConfig,
+        GaussianPredictive, OneVsRestBsvm, Sgpr, SkewGp, SkewGpConfig, Svgp, SvgpConfig,
     };
     pub use crate::nets::{
         fit_hybrid, GpHeadConfig, GpRegressionNet, HybridConfig, HybridNet, MnistTrunkConfig, Trunk,

@@ -1004,7 +1004,7 @@ fn training_increases_the_energy_and_the_test_likelihood() {
     let f0 = scalar(model.valid().energy(col(&x, &device()), col(&y, &device())).unwrap());
     let ll0 = test_ll(&model);
     let train = TrainConfig { epochs: 40, batch_size: 20, lr: 0.02, seed: 3, progress: false, ..Default::default() };
-    let (model, history) = model.fit(&xa, &ya, &train, |_, _| Ok(vec![])).unwrap();
+    let (model, history) = model.fit(&xa, &ya, &train).unwrap();
     let f1 = scalar(model.valid().energy(col(&x, &device()), col(&y, &device())).unwrap());
     let ll1 = test_ll(&model);
     eprintln!("training: F {f0:.3} → {f1:.3}, test LL {ll0:.3} → {ll1:.3}");
@@ -1060,7 +1060,7 @@ fn non_finite_energy_stops_training_naming_step_and_parameter() {
         let model = cfg.init(&x, &y, 20, 1, &ad).unwrap();
         let mut mapper = SetEntry { path: Vec::new(), target: target.to_string(), index: 1, value: f64::NAN };
         let model = model.map(&mut mapper);
-        match model.fit(&col(&x, &ad), &col(&y, &ad), &train, |_, _| Ok(vec![])) {
+        match model.fit(&col(&x, &ad), &col(&y, &ad), &train) {
             Err(Error::NonFinite { context, .. }) => {
                 assert!(context.contains("step 1 "), "{context}");
                 assert!(context.contains(target), "{context}");
@@ -1435,7 +1435,7 @@ fn t22_dgp_beats_gp_on_a_step_function() {
     for hidden in [vec![], vec![2]] {
         let cfg = DeepGpConfig::new(1).with_hidden(hidden.clone()).with_num_inducing(20).with_seed(7);
         let model = cfg.init(&x, &y, 200, 1, &ad).unwrap();
-        let (model, history) = model.fit(&col(&x, &ad), &col(&y, &ad), &train, |_, _| Ok(vec![])).unwrap();
+        let (model, history) = model.fit(&col(&x, &ad), &col(&y, &ad), &train).unwrap();
         let model = model.valid();
         let ll = host(model.predict_log_density(col(&xt, &dev), col(&yt, &dev)).unwrap()).iter().sum::<f64>() / 100.0;
         // −F/N per epoch, smoothed over the first and last 25 epochs

@@ -41,7 +41,7 @@ fn batch_training_raises_the_energy_and_predicts() {
     let start = converged(&model, &x, &y, &EpSites::zeros(n)).0;
     for mode in [EpMode::Inner, EpMode::Outer] {
         let config = EpConfig::new().with_mode(mode).with_iterations(60).with_progress(false);
-        let fit = model.clone().fit(&xt, &classes(&y), &config, |_, _, _| Ok(vec![])).unwrap();
+        let fit = model.clone().fit(&xt, &classes(&y), &config).unwrap();
         let end = converged(&fit.model, &x, &y, &fit.state.sites).0;
         assert!(end > start + 1.0, "{mode:?}: converged log Z_q {start} → {end}");
         let p = fit.predict_proba(&xt).unwrap();
@@ -192,7 +192,7 @@ fn t11_the_inner_scheme_reaches_the_optimum_of_the_converged_energy() {
     let (x, y, z, xt) = random_problem_on(n, m, 111, &ad);
     let start = freeze_z_and_noise(model_2d(&z, &ad));
     let config = EpConfig::new().with_iterations(600).with_initial_step(1e-2).with_progress(false);
-    let fit = start.clone().fit(&xt, &classes(&y), &config, |_, _, _| Ok(vec![])).unwrap();
+    let fit = start.clone().fit(&xt, &classes(&y), &config).unwrap();
     let (inner_lz, inner_sites) = converged(&fit.model, &x, &y, &fit.state.sites);
     // trained coordinates: log σ², log ℓ²_1, log ℓ²_2
     let g = surrogate_gradient(&fit.model, &x, 2, &y, &inner_sites);
@@ -224,7 +224,7 @@ fn t12_inner_and_outer_schemes_reach_similar_energies() {
     model.log_noise = model.log_noise.set_require_grad(false);
     let run = |mode| {
         let config = EpConfig::new().with_mode(mode).with_iterations(250).with_progress(false);
-        model.clone().fit(&xt, &classes(&y), &config, |_, _, _| Ok(vec![])).unwrap()
+        model.clone().fit(&xt, &classes(&y), &config).unwrap()
     };
     let (inner, outer) = (run(EpMode::Inner), run(EpMode::Outer));
     let lz_inner = converged(&inner.model, &x, &y, &inner.state.sites).0;
@@ -256,12 +256,12 @@ fn t13_stochastic_training_works() {
     };
     let initial = nll(&model, &WhitenedPosterior::prior(m).unwrap());
     let batch_config = EpConfig::new().with_iterations(250).with_progress(false);
-    let batch = model.clone().fit(&xtr, &classes(&y), &batch_config, |_, _, _| Ok(vec![])).unwrap();
+    let batch = model.clone().fit(&xtr, &classes(&y), &batch_config).unwrap();
     // minibatch SEP: |B| = m = 20, 5 epochs, ρ_EP = 0.99 and Adadelta(0.9, 1e-5) by default
     let mini_config =
         EpConfig::new().with_mode(EpMode::Minibatch).with_batch_size(m).with_epochs(5).with_progress(false);
     assert_eq!(mini_config.damping_or_default(), 0.99);
-    let mini = model.clone().fit(&xtr, &classes(&y), &mini_config, |_, _, _| Ok(vec![])).unwrap();
+    let mini = model.clone().fit(&xtr, &classes(&y), &mini_config).unwrap();
     let (nb, nm) = (nll(&batch.model, &batch.posterior), nll(&mini.model, &mini.posterior));
     eprintln!("T13: test NLL initial {initial}, batch {nb}, minibatch {nm}");
     assert!(nm <= 1.15 * nb && nm < 0.7 * initial, "minibatch NLL {nm}, batch {nb}, initial {initial}");

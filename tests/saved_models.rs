@@ -199,7 +199,7 @@ fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
     let model =
         EpGpClassifier::new(kernel, InducingPoints::new(&x[..12], 6, 2, &train).unwrap(), 1e-3, 1e-8, &train).unwrap();
     let config = EpConfig::new().with_iterations(3).with_progress(false);
-    let fit = model.fit(&matrix(x.clone(), 60, 2, &train).unwrap(), &binary, &config, |_, _, _| Ok(vec![])).unwrap();
+    let fit = model.fit(&matrix(x.clone(), 60, 2, &train).unwrap(), &binary, &config).unwrap();
     fit.save(&path).unwrap();
     let loaded = EpFit::<Rbf>::load(&path, &dev).unwrap();
     let xp = matrix(x, 60, 2, &train).unwrap();
@@ -212,7 +212,7 @@ fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
 
 #[test]
 fn skew_gp_posteriors_load_with_their_draws() {
-    use burn_gp::models::{SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
+    use burn_gp::models::{SkewGpConfig, SkewGpPosterior};
     let dev = base();
     let train = dev.clone().autodiff();
     let (x, labels) = blobs(40, 5);
@@ -229,8 +229,8 @@ fn skew_gp_posteriors_load_with_their_draws() {
         .with_burn_in(20)
         .with_progress(false);
     let xt = matrix(x1.clone(), 40, 1, &train).unwrap();
-    let model = SkewGpClassifier::init(&config, Rbf::new(&[1.0], 1.0, &train).unwrap(), &xt).unwrap();
-    let fit = SkewGpClassifier::fit(&config, model, &xt, &binary).unwrap();
+    let model = config.init(Rbf::new(&[1.0], 1.0, &train).unwrap(), &xt).unwrap();
+    let fit = model.fit(&xt, &binary, &config).unwrap();
     let path = temp("skew");
     fit.posterior.save(&path).unwrap();
     let loaded = SkewGpPosterior::<Rbf>::load(&path, &dev).unwrap();
@@ -251,6 +251,7 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     let (x, _) = blobs(30, 6);
     let y: Vec<f64> = x.chunks(2).map(|r| r[0].cos() - 0.3 * r[1]).collect();
     let (xt, yt) = (matrix(x.clone(), 30, 2, &dev).unwrap(), matrix(y, 30, 1, &dev).unwrap());
+    let yt_copy = yt.clone();
     let test = matrix((0..20).map(|i| -2.0 + 0.25 * i as f64).collect(), 10, 2, &dev).unwrap();
     let path = temp("regression");
     let kernel = || Rbf::new(&[0.8, 1.3], 1.5, &dev).unwrap();
@@ -272,11 +273,20 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     assert_eq!(sgpr.predict(test.clone()).unwrap(), loaded.predict(test.clone()).unwrap());
     assert_eq!(to_vec(sgpr.predict_y(test.clone()).unwrap().0), to_vec(loaded.predict_y(test.clone()).unwrap().0));
 
-    // ODVGP: inducing points for both bases.
-    let mean_points = InducingPoints::new(&x[..14], 7, 2, &dev).unwrap();
-    let cov_points = InducingPoints::new(&x[20..28], 4, 2, &dev).unwrap();
-    let odvgp: Odvgp<Rbf, Gaussian> =
-        DecoupledGpConfig::new(30).init(kernel(), Some(mean_points), cov_points, noise(), &dev).unwrap();
+    // ODVGP: inducing points for both bases, trained by the common `fit` (Adam + natural steps).
+    let ad = dev.clone().autodiff();
+    let mean_points = InducingPoints::new(&x[..14], 7, 2, &ad).unwrap();
+    let cov_points = InducingPoints::new(&x[20..28], 4, 2, &ad).unwrap();
+    let (kernel_ad, noise_ad) = (Rbf::new(&[0.8, 1.3], 1.5, &ad).unwrap(), Gaussian::new(0.1, &ad).unwrap());
+    let odvgp: Odvgp<Rbf, Gaussian> = DecoupledGpConfig::new(30)
+        .with_jitter(1e-6)
+        .init(kernel_ad, Some(mean_points), cov_points, noise_ad, &ad)
+        .unwrap();
+    let config = TrainConfig { epochs: 3, batch_size: 10, progress: false, ..Default::default() };
+    let (xa, ya) = (xt.clone().to_device(&ad), yt_copy.to_device(&ad));
+    let (odvgp, history) = odvgp.fit(&xa, &ya, &config).unwrap();
+    assert!(history.records.iter().all(|r| r.objective.is_finite()));
+    let odvgp = odvgp.valid();
     odvgp.save(&path).unwrap();
     let loaded = Odvgp::<Rbf, Gaussian>::load(&path, &dev).unwrap();
     assert_eq!(to_vec(odvgp.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));

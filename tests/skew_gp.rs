@@ -8,8 +8,7 @@ use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
 use burn_gp::models::ep::{run_ep, EpSites, WhitenedPosterior};
 use burn_gp::models::skew_gp::{
-    assign_params, flatten_params, partition, Objective, SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior,
-    SkewOptimizer,
+    assign_params, flatten_params, partition, Objective, SkewGp, SkewGpConfig, SkewGpPosterior, SkewOptimizer,
 };
 use burn_gp::models::EpGpClassifier;
 use burn_gp::mvn::{rejection_orthant, ChainConfig, LinEss, LinEssVariant, QmcPoints, Sun, TruncatedNormal};
@@ -460,8 +459,8 @@ fn end_to_end_on_fig4_data_trains_and_skewgp2_is_not_worse() {
     let mut info = Vec::new();
     for s in [0, 2] {
         let config = quick_config(s);
-        let model = SkewGpClassifier::init(&config, Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xtr).unwrap();
-        let fit = SkewGpClassifier::fit(&config, model, &xtr, &labels(&y[..ntr])).unwrap();
+        let model = config.init(Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xtr).unwrap();
+        let fit = model.fit(&xtr, &labels(&y[..ntr]), &config).unwrap();
         let r = &fit.history.records;
         let (first, last) = (r[0].objective, r[r.len() - 1].objective);
         assert!(last < first, "s = {s}: objective did not improve ({first} → {last})");
@@ -515,19 +514,19 @@ fn bad_inputs_are_typed_errors() {
     let xt = t2(x.clone(), 40, 1, &dev);
     let kernel = || Rbf::new(&[1.0], 1.0, &dev).unwrap();
     let config = quick_config(2).with_epochs(2);
-    let model = SkewGpClassifier::init(&config, kernel(), &xt).unwrap();
+    let model = config.init(kernel(), &xt).unwrap();
     // labels not binary
     let mut bad = labels(&y);
     bad[3] = 2;
-    assert!(matches!(SkewGpClassifier::fit(&config, model.clone(), &xt, &bad), Err(Error::LabelOutOfRange { .. })));
-    assert!(matches!(SkewGpClassifier::fit(&config, model.clone(), &xt, &bad[..39]), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(model.clone().fit(&xt, &bad, &config), Err(Error::LabelOutOfRange { .. })));
+    assert!(matches!(model.clone().fit(&xt, &bad[..39], &config), Err(Error::ShapeMismatch { .. })));
     // s < 0
     let neg = quick_config(-1);
-    assert!(matches!(SkewGpClassifier::init(&neg, kernel(), &xt), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(neg.init(kernel(), &xt), Err(Error::InvalidArgument { .. })));
     assert!(matches!(neg.check(40), Err(Error::InvalidArgument { .. })));
     // block larger than n
     let big = quick_config(2).with_block_size(41);
-    assert!(matches!(SkewGpClassifier::fit(&big, model.clone(), &xt, &labels(&y)), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(model.clone().fit(&xt, &labels(&y), &big), Err(Error::InvalidArgument { .. })));
     // non-PD M: a pseudo-point on a training input, no nugget
     let base = device();
     let on_data = SkewGp::new(Rbf::new(&[1.0], 1.0, &base).unwrap(), &[x[0]], &[1.0], &[0.0], 0.0, &base).unwrap();
@@ -539,7 +538,7 @@ fn bad_inputs_are_typed_errors() {
     let xn = t2(xnan, 40, 1, &dev);
     let cfg = quick_config(0).with_epochs(1);
     let m0 = SkewGp::new(kernel(), &[], &[], &[], 1e-6, &dev).unwrap();
-    match SkewGpClassifier::fit(&cfg, m0, &xn, &labels(&y)) {
+    match m0.fit(&xn, &labels(&y), &cfg) {
         Err(Error::NonFinite { context, .. }) => {
             assert!(context.contains("block") && context.contains("training step 1"), "{context}")
         }
@@ -548,7 +547,7 @@ fn bad_inputs_are_typed_errors() {
     // the paper's bound is refused when vacuous
     let paper = quick_config(0).with_objective(Objective::PaperBound).with_block_size(10).with_epochs(1);
     let m0 = SkewGp::new(kernel(), &[], &[], &[], 1e-6, &dev).unwrap();
-    assert!(matches!(SkewGpClassifier::fit(&paper, m0, &xt, &labels(&y)), Err(Error::InvalidArgument { .. })));
+    assert!(matches!(m0.fit(&xt, &labels(&y), &paper), Err(Error::InvalidArgument { .. })));
 }
 
 #[test]
@@ -558,8 +557,8 @@ fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
     let xt = t2(x, 80, 1, &dev);
     let config = quick_config(0).with_epochs(12).with_lr(0.1).with_validation_fraction(0.25).with_validate_every(3);
     // a deliberately poor start (long lengthscale, small variance), so the held-out score moves
-    let model = SkewGpClassifier::init(&config, Rbf::new(&[4.0], 0.2, &dev).unwrap(), &xt).unwrap();
-    let fit = SkewGpClassifier::fit(&config, model, &xt, &labels(&y)).unwrap();
+    let model = config.init(Rbf::new(&[4.0], 0.2, &dev).unwrap(), &xt).unwrap();
+    let fit = model.fit(&xt, &labels(&y), &config).unwrap();
     let scored: Vec<(usize, f64)> = fit
         .history
         .records
@@ -574,11 +573,8 @@ fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
     assert_eq!(fit.posterior.gamma_tilde().len(), 80);
     for bad in [1.0, -0.1, 0.99] {
         let cfg = quick_config(0).with_validation_fraction(bad);
-        let m = SkewGpClassifier::init(&cfg, Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xt).unwrap();
-        assert!(
-            matches!(SkewGpClassifier::fit(&cfg, m, &xt, &labels(&y)), Err(Error::InvalidArgument { .. })),
-            "{bad}"
-        );
+        let m = cfg.init(Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xt).unwrap();
+        assert!(matches!(m.fit(&xt, &labels(&y), &cfg), Err(Error::InvalidArgument { .. })), "{bad}");
     }
 }
 
@@ -588,8 +584,8 @@ fn spsa_option_trains_too() {
     let dev = ad_device();
     let xt = t2(x, 60, 1, &dev);
     let config = quick_config(0).with_optimizer(SkewOptimizer::Spsa).with_epochs(30).with_spsa_a(0.2);
-    let model = SkewGpClassifier::init(&config, Rbf::new(&[2.0], 0.3, &dev).unwrap(), &xt).unwrap();
-    let fit = SkewGpClassifier::fit(&config, model, &xt, &labels(&y)).unwrap();
+    let model = config.init(Rbf::new(&[2.0], 0.3, &dev).unwrap(), &xt).unwrap();
+    let fit = model.fit(&xt, &labels(&y), &config).unwrap();
     let r = &fit.history.records;
     let head = r[..5].iter().map(|e| e.objective).sum::<f64>() / 5.0;
     let tail = r[r.len() - 5..].iter().map(|e| e.objective).sum::<f64>() / 5.0;

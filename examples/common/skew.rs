@@ -84,6 +84,6 @@ impl SkewOptions {
             .with_iterations(self.ep_iterations)
             .with_seed(seed)
             .with_progress(progress);
-        model.fit(x, y, &config, |_, _, _| Ok(vec![]))
+        model.fit(x, y, &config)
     }
 }

@@ -11,6 +11,7 @@ mod hinge;
 mod quadrature;
 mod robustmax;
 mod softmax;
+mod targets;
 
 pub use argmax::argmax_probabilities;
 pub use bernoulli::BernoulliProbit;
@@ -20,6 +21,7 @@ pub use hinge::MultiClassHinge;
 pub use quadrature::GaussHermite;
 pub use robustmax::RobustMax;
 pub use softmax::Softmax;
+pub use targets::Targets;
 
 use burn::module::{Module, ModuleDisplay};
 use burn::tensor::{Device, Tensor, TensorData};

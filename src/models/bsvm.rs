@@ -34,17 +34,6 @@ impl<K: Kernel> BayesianSvm<K> {
         let (mean, var) = self.predict_f(x)?;
         ClassPredictive::from_tensors(mean, var)
     }
-    /// Trains every parameter (kernel, inducing inputs, `q(u)`) by Adam on minibatches of `x`
-    /// `[n, d]` with class `labels` in `0..C`, by [`fit`] with `config`. `x` must be on the
-    /// model's (autodiff) device.
-    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &TrainConfig) -> Result<(Self, History)> {
-        let n = check_labels(labels, self.num_latent())?;
-        if x.dims()[0] != n {
-            return Err(Error::shape("BayesianSvm::fit: rows of x vs labels", n, x.dims()[0]));
-        }
-        let y = one_hot(labels, self.num_latent(), &x.device())?;
-        fit(self, n, config, |m, idx| m.minibatch_loss(x, &y, idx), |_, _| Ok(Vec::new()))
-    }
 }
 
 impl<K: Kernel> BinaryBsvm<K> {

@@ -30,6 +30,6 @@ pub use ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
 pub use gaussian_predictive::GaussianPredictive;
 pub use gpr::ExactGpr;
 pub use sgpr::Sgpr;
-pub use skew_gp::{SkewGp, SkewGpClassifier, SkewGpConfig, SkewGpPosterior};
+pub use skew_gp::{SkewGp, SkewGpConfig, SkewGpFit, SkewGpPosterior};
 pub use svgp::Svgp;
 pub use svgp_config::SvgpConfig;

@@ -16,9 +16,10 @@ use super::{ClassPredictive, GaussianPredictive};
 use crate::error::{Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
-use crate::likelihoods::{BernoulliProbit, Gaussian, Likelihood};
+use crate::likelihoods::{BernoulliProbit, Gaussian, Likelihood, Targets};
 use crate::linalg::{cholesky, matmul, matmul_transposed, row_sums, solve_triangular, tri_inverse, Triangle};
 use crate::tensors::matrix;
+use crate::train::{fit, History, TrainConfig};
 
 /// A sparse variational GP `f ~ GP(0, k)` with inducing variables `I` and likelihood `L`.
 #[derive(Module, Debug)]
@@ -242,5 +243,34 @@ impl<K: Kernel, I: InducingVariables<K>> Svgp<K, I, Gaussian> {
     pub fn predict(&self, x: Tensor<2>) -> Result<GaussianPredictive> {
         let (mean, var) = self.predict_y(x)?;
         GaussianPredictive::from_tensors(mean, var)
+    }
+}
+
+impl<K: Kernel, I: InducingVariables<K>, L: Targets> Svgp<K, I, L> {
+    /// Trains every parameter (kernel, inducing variables, likelihood, `q(u)`) by
+    /// `config.optimizer` on minibatches of `x` `[n, d]` (on the model's autodiff device) and its
+    /// targets: class indices `0..C` for a classifier, a `[n, outputs]` tensor for regression
+    /// (see [`Targets`]).
+    pub fn fit(self, x: &Tensor<2>, targets: &L::Targets, config: &TrainConfig) -> Result<(Self, History)> {
+        self.fit_evaluated(x, targets, config, |_, _| Ok(Vec::new()))
+    }
+    /// As [`fit`](Self::fit), with `evaluate(model, epoch)` after every epoch (on the model
+    /// without autodiff) returning named metrics for the progress line and the [`History`].
+    pub fn fit_evaluated<E>(
+        self,
+        x: &Tensor<2>,
+        targets: &L::Targets,
+        config: &TrainConfig,
+        evaluate: E,
+    ) -> Result<(Self, History)>
+    where
+        E: FnMut(&Self, usize) -> Result<Vec<(String, f64)>>,
+    {
+        let n = check_inputs("Svgp::fit", x, self.kernel.input_dim())?;
+        if L::count(targets) != n {
+            return Err(Error::shape("Svgp::fit: targets vs rows of x", n, L::count(targets)));
+        }
+        let y = L::tensor(targets, self.num_latent(), &x.device())?;
+        fit(self, n, config, |m, idx| m.minibatch_loss(x, &y, idx), evaluate)
     }
 }

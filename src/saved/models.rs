@@ -341,12 +341,12 @@ where
     I: InducingVariables<K> + Blueprint,
     L: Likelihood + Blueprint,
 {
-    /// `DecoupledGp` with `[N, natural gradients]`, the jitter, and its kernel, likelihood,
+    /// `DecoupledGp` with `[N, natural gradients]`, the jitter and natural step, and its kernel, likelihood,
     /// covariance basis and (if any) mean-basis points.
     fn describe(&self) -> Spec {
         let spec = Spec::new("DecoupledGp")
             .sizes(&[self.num_data, usize::from(self.natural_gradients)])
-            .values(&[self.jitter])
+            .values(&[self.jitter, self.natural_step])
             .part(self.kernel.describe())
             .part(self.likelihood.describe())
             .part(self.cov_basis.describe());
@@ -356,7 +356,7 @@ where
         }
     }
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
-        spec.expect("DecoupledGp", Some(2), Some(1), None)?;
+        spec.expect("DecoupledGp", Some(2), Some(2), None)?;
         if !(3..=4).contains(&spec.parts.len()) {
             return Err(Error::invalid("model file", "a decoupled GP has 3 or 4 parts"));
         }
@@ -364,6 +364,7 @@ where
         DecoupledGpConfig::new(spec.sizes[0])
             .with_jitter(spec.values[0])
             .with_natural_gradients(spec.sizes[1] == 1)
+            .with_natural_step(spec.values[1])
             .with_initial_covariance(InitialCovariance::Identity)
             .init(
                 K::rebuild(&spec.parts[0], device)?,

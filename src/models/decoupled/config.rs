@@ -23,6 +23,10 @@ pub struct DecoupledGpConfig {
     /// them alone). `false`: Adam on everything ("adam-only").
     #[config(default = true)]
     pub natural_gradients: bool,
+    /// Step size ρ of the natural-gradient steps that [`DecoupledGp::fit`](super::DecoupledGp::fit)
+    /// takes after every optimiser step (paper 002's experiments: 0.1).
+    #[config(default = 0.1)]
+    pub natural_step: f64,
     /// Initial `S`.
     #[config(default = "InitialCovariance::Prior")]
     pub initial_covariance: InitialCovariance,

@@ -42,6 +42,8 @@ pub struct DecoupledGp<K: Kernel, I: InducingVariables<K>, L: Likelihood> {
     pub jitter: f64,
     /// Whether `(m_β, L_S)` are trained by natural gradients (then autodiff and Adam skip them).
     pub natural_gradients: bool,
+    /// Step size ρ of those natural-gradient steps in [`fit`](Self::fit).
+    pub natural_step: f64,
 }
 
 /// Orthogonally decoupled variational Fourier features (ODVFF).
@@ -89,6 +91,9 @@ impl DecoupledGpConfig {
         if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
             return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
         }
+        if !(self.natural_step > 0.0 && self.natural_step <= 1.0) {
+            return Err(Error::invalid("natural_step", format!("must be in (0, 1], got {}", self.natural_step)));
+        }
         let mb = cov_basis.num_inducing();
         if mb == 0 {
             return Err(Error::invalid("|β|", "the covariance basis must have at least one element"));
@@ -116,6 +121,7 @@ impl DecoupledGpConfig {
             num_data: self.num_data,
             jitter: self.jitter,
             natural_gradients: self.natural_gradients,
+            natural_step: self.natural_step,
         })
     }
 }

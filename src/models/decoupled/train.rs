@@ -39,3 +39,26 @@ where
     };
     fit_with_hook(model, n, config, loss, natural, evaluate)
 }
+
+impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
+    /// Trains on `x` `[n, d]` and targets `y` (on the autodiff device): the optimiser on the
+    /// hyperparameters and the mean basis, natural-gradient steps of size `natural_step` on
+    /// `(m_β, L_S)` when the model was built with them (see [`fit_decoupled`]).
+    pub fn fit(self, x: &Tensor<2>, y: &Tensor<2>, config: &TrainConfig) -> Result<(Self, History)> {
+        self.fit_evaluated(x, y, config, |_, _| Ok(Vec::new()))
+    }
+    /// As [`fit`](Self::fit), with `evaluate(model, epoch)` metrics after every epoch.
+    pub fn fit_evaluated<E>(
+        self,
+        x: &Tensor<2>,
+        y: &Tensor<2>,
+        config: &TrainConfig,
+        evaluate: E,
+    ) -> Result<(Self, History)>
+    where
+        E: FnMut(&Self, usize) -> Result<Vec<(String, f64)>>,
+    {
+        let rho = self.natural_step;
+        fit_decoupled(self, x, y, config, rho, evaluate)
+    }
+}

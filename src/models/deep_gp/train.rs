@@ -91,7 +91,13 @@ impl DeepGp {
     /// as the authors' Adam (ε = 1e-8) on `−F̂` (Burn's default ε = 1e-5 on `−F̂/N` would be a
     /// ~N·1000 times larger ε there and damps the small late-training gradients).
     /// [`DeepGp::fit_with_adam`] takes any [`AdamConfig`].
-    pub fn fit<E>(self, x: &Tensor<2>, y: &Tensor<2>, config: &TrainConfig, evaluate: E) -> Result<(Self, History)>
+    pub fn fit_evaluated<E>(
+        self,
+        x: &Tensor<2>,
+        y: &Tensor<2>,
+        config: &TrainConfig,
+        evaluate: E,
+    ) -> Result<(Self, History)>
     where
         E: FnMut(&DeepGp, usize) -> Result<Vec<(String, f64)>>,
     {
@@ -99,7 +105,14 @@ impl DeepGp {
         self.fit_with_adam(x, y, config, adam, evaluate)
     }
 
-    /// [`DeepGp::fit`] with the given Adam settings (its learning rate is `config.lr`).
+    /// Trains on `x` `[n, d]` and targets `y` `[n, outputs]` (see
+    /// [`fit_evaluated`](Self::fit_evaluated), without progress metrics).
+    pub fn fit(self, x: &Tensor<2>, y: &Tensor<2>, config: &TrainConfig) -> Result<(Self, History)> {
+        self.fit_evaluated(x, y, config, |_, _| Ok(Vec::new()))
+    }
+
+    /// [`DeepGp::fit_evaluated`] with the given Adam settings (the learning rate and its schedule
+    /// are `config`'s).
     pub fn fit_with_adam<E>(
         self,
         x: &Tensor<2>,
@@ -145,7 +158,7 @@ impl DeepGp {
                     index: i,
                 });
             }
-            Ok((optim.step(config.lr, model, grads), value))
+            Ok((optim.step(config.lr_at(at), model, grads), value))
         };
         fit_loop(self, n, config, "−F/N", step, evaluate)
     }

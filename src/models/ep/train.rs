@@ -133,7 +133,13 @@ pub fn minibatch_update(
 
 impl<K: Kernel> EpGpClassifier<K> {
     /// Trains on the rows of `x` `[n, d]` (an autodiff device) with class labels `labels` in
-    /// `{0, 1}` by `config` (class 1 is the positive class of the probit likelihood).
+    /// `{0, 1}` by `config` (class 1 is the positive class of the probit likelihood); see
+    /// [`fit_evaluated`](Self::fit_evaluated).
+    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<EpFit<K>> {
+        self.fit_evaluated(x, labels, config, |_, _, _| Ok(Vec::new()))
+    }
+
+    /// As [`fit`](Self::fit), with progress metrics.
     ///
     /// `evaluate(model, q, epoch)` runs after every `config.evaluate_every`-th iteration (batch
     /// modes) or epoch (minibatch), and after the last, with the model and its posterior at the
@@ -143,14 +149,14 @@ impl<K: Kernel> EpGpClassifier<K> {
     ///
     /// A step that produces a non-finite value is undone and retried with halved damping and
     /// halved step sizes, up to 6 times; then training stops with an error naming the step.
-    pub fn fit<E>(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig, evaluate: E) -> Result<EpFit<K>>
+    pub fn fit_evaluated<E>(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig, evaluate: E) -> Result<EpFit<K>>
     where
         E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
     {
         self.fit_with_reducer(x, labels, config, &HostReducer, evaluate)
     }
 
-    /// As [`Self::fit`], with the batch modes' shard statistics combined by `reducer` (one shard
+    /// As [`Self::fit_evaluated`], with the batch modes' shard statistics combined by `reducer` (one shard
     /// per reducer device when it names devices, else `config.shards` shards on `x`'s device). Only
     /// the batch modes are sharded; minibatch mode ignores the reducer.
     pub fn fit_with_reducer<E>(

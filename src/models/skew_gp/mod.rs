@@ -5,7 +5,7 @@
 //!
 //! - [`SkewGp`]: the prior of eq. (14) as a Burn module (kernel, pseudo-points `R`, truncation
 //!   `γ`, phases `L`) with the differentiable block systems of the training objective.
-//! - [`SkewGpClassifier::fit`]: the block-composite objective (default; [`Objective`] also has the
+//! - [`SkewGp::fit`]: the block-composite objective (default; [`Objective`] also has the
 //!   authors' `ln Σ P_i` and Proposition 2's bound) through the batched, differentiable Genz
 //!   estimator of [`crate::mvn`], Adam (or SPSA), phase search; then the posterior.
 //! - [`SkewGpPosterior`]: Theorem 1 (host f64), Corollaries 1–2 by Genz, lin-ess draws of `U₁`,
@@ -22,4 +22,4 @@ pub use objective::{partition, BlockTerms};
 pub use posterior::{Prediction, SkewGpPosterior};
 pub use prior::SkewGp;
 pub use spsa::{assign_params, flatten_params, Spsa};
-pub use train::{SkewGpClassifier, SkewGpFit};
+pub use train::SkewGpFit;

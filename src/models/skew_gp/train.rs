@@ -1,4 +1,4 @@
-//! [`SkewGpClassifier`]: initialisation and training of a [`SkewGp`] prior on labelled data (spec
+//! Initialisation ([`SkewGpConfig::init`]) and training ([`SkewGp::fit`]) of the skew GP classifier on labelled data (spec
 //! §3.1), then the exact posterior and its lin-ess draws (§3.2).
 use std::cell::RefCell;
 use std::time::Instant;
@@ -45,15 +45,12 @@ pub struct SkewGpFit<K: Module> {
     pub rounding_rejections: usize,
 }
 
-/// Entry point of the skew GP classifier (a namespace for `init` and `fit`).
-#[derive(Clone, Copy, Debug)]
-pub struct SkewGpClassifier;
-
-impl SkewGpClassifier {
-    /// The initial prior (spec §3.1 step 2): `kernel` as given, `R` = `s` distinct random training
-    /// rows of `x` plus a `10⁻³` perturbation (so `M` is not singular), `γ = 0`, phases from the
-    /// config (all `+1` when searching).
-    pub fn init<K: Kernel>(config: &SkewGpConfig, kernel: K, x: &Tensor<2>) -> Result<SkewGp<K>> {
+impl SkewGpConfig {
+    /// The initial prior of the skew GP classifier: `kernel` as given, `R` = `s` distinct random
+    /// training rows of `x` plus a `10⁻³` perturbation (so `M` is not singular), `γ = 0`, phases
+    /// from the config (all `+1` when searching). Train it with [`SkewGp::fit`].
+    pub fn init<K: Kernel>(&self, kernel: K, x: &Tensor<2>) -> Result<SkewGp<K>> {
+        let config = self;
         let s = config.s()?;
         let [n, p] = x.dims();
         if s > n {
@@ -66,7 +63,9 @@ impl SkewGpClassifier {
         let phases = config.phases.clone().unwrap_or_else(|| vec![1.0; s]);
         SkewGp::new(kernel, &r, &phases, &vec![0.0; s], config.jitter, &x.device())
     }
+}
 
+impl<K: Kernel> SkewGp<K> {
     /// Learns the kernel hyperparameters, `R` and `γ` (and searches the phases `L`) by maximising
     /// `config.objective` on the rows of `x` `[n, p]` (on an autodiff device) with labels
     /// `y ∈ {0, 1}`, then builds the exact posterior and draws `U₁` by lin-ess (unless `config.samples` is 0).
@@ -76,8 +75,9 @@ impl SkewGpClassifier {
     /// Genz estimator (Adam), or only evaluated twice per step (SPSA). A non-finite block
     /// estimate stops training with [`Error::NonFinite`] naming the step and the block's rows;
     /// parameters that become non-finite stop it too.
-    pub fn fit<K: Kernel>(config: &SkewGpConfig, model: SkewGp<K>, x: &Tensor<2>, y: &[usize]) -> Result<SkewGpFit<K>> {
-        let n = crate::models::check_inputs("SkewGpClassifier::fit", x, model.kernel.input_dim())?;
+    pub fn fit(self, x: &Tensor<2>, y: &[usize], config: &SkewGpConfig) -> Result<SkewGpFit<K>> {
+        let model = self;
+        let n = crate::models::check_inputs("SkewGp::fit", x, model.kernel.input_dim())?;
         config.check(n)?;
         let s = config.s()?;
         if model.latent_dim() != s {
