@@ -114,7 +114,7 @@ impl Error {
 }
 
 /// Checks that every value is finite; names the first bad index.
-pub fn check_finite(context: &str, values: &[f64]) -> Result<()> {
+pub(crate) fn check_finite(context: &str, values: &[f64]) -> Result<()> {
     match values.iter().position(|v| !v.is_finite()) {
         Some(index) => Err(Error::NonFinite { context: context.to_string(), index }),
         None => Ok(()),

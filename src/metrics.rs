@@ -10,7 +10,7 @@ use crate::data::check_labels;
 use crate::error::{check_finite, Error, Result};
 
 /// How far a row of class probabilities may sum from 1 (allows f32 round-off).
-pub const PROB_SUM_TOL: f64 = 1e-3;
+pub(crate) const PROB_SUM_TOL: f64 = 1e-3;
 
 /// Checks two paired inputs have the same, non-zero length; returns it.
 fn paired(context: &str, a: &[f64], b: usize) -> Result<usize> {

@@ -1,5 +1,6 @@
 //! Moving host data into tensors, with validation.
-use burn::tensor::{Device, Tensor, TensorData};
+use burn::backend::{tensor::FloatTensor, Backend};
+use burn::tensor::{read_sync, DType, Device, Shape, Tensor, TensorData};
 
 use crate::error::{check_finite, Error, Result};
 
@@ -16,4 +17,22 @@ pub fn matrix(values: Vec<f64>, rows: usize, cols: usize, device: &Device) -> Re
 pub fn to_vec<const D: usize>(t: Tensor<D>) -> Vec<f64> {
     // After `convert::<f64>` the element type always matches, so this cannot fail.
     t.into_data().convert::<f64>().try_into_vec::<f64>().expect("tensor data converted to f64 reads as f64")
+}
+
+/// Reads a float primitive to a host f64 buffer, returning its shape and original dtype.
+pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType) {
+    let data: TensorData = match read_sync(B::float_into_data(t)) {
+        Ok(d) => d,
+        Err(e) => panic!("burn-gp: reading a tensor back from the device failed: {e:?}"),
+    };
+    let shape = data.shape().clone();
+    let dtype = data.dtype();
+    // After `convert::<f64>` the element type always matches, so this cannot fail.
+    let v = data.convert::<f64>().try_into_vec::<f64>().expect("tensor data converted to f64 reads as f64");
+    (v, shape, dtype)
+}
+
+/// Writes a host f64 buffer back as a float primitive of the given dtype.
+pub(crate) fn from_host<B: Backend>(v: Vec<f64>, shape: Shape, dtype: DType, device: &B::Device) -> FloatTensor<B> {
+    B::float_from_data(TensorData::new(v, shape).convert_dtype(dtype), device)
 }

@@ -140,7 +140,7 @@ pub(crate) fn binary_signs(context: &str, labels: &[usize], n: usize) -> Result<
 }
 
 /// Checks that `y` holds `n` labels, each −1 or +1 ([`Error::ShapeMismatch`], [`Error::LabelOutOfRange`]).
-pub fn check_binary_labels(y: &[f64], n: usize) -> Result<()> {
+pub(crate) fn check_binary_labels(y: &[f64], n: usize) -> Result<()> {
     if y.len() != n {
         return Err(Error::shape("binary labels", n, y.len()));
     }

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// Environment variable that names the data directory.
-pub const DATA_ENV: &str = "BURN_GP_DATA";
+pub(crate) const DATA_ENV: &str = "BURN_GP_DATA";
 
 /// How to point burn-gp at a data directory; appended to every missing-file hint.
-pub const DATA_DIR_HINT: &str = "pass --data DIR or set BURN_GP_DATA=DIR";
+pub(crate) const DATA_DIR_HINT: &str = "pass --data DIR or set BURN_GP_DATA=DIR";
 
 /// The data directory: `explicit` (a `--data DIR` value), else `$BURN_GP_DATA`, else the first
 /// existing one of `./../shared/data` and `<crate source>/../shared/data`.
@@ -20,7 +20,7 @@ pub fn data_root(explicit: Option<&Path>) -> Result<PathBuf> {
 }
 
 /// The default data directories, in the order [`data_root`] tries them.
-pub fn default_roots() -> Vec<PathBuf> {
+pub(crate) fn default_roots() -> Vec<PathBuf> {
     let relative = Path::new("..").join("shared").join("data");
     let mut roots = vec![match std::env::current_dir() {
         Ok(cwd) => cwd.join(&relative),
@@ -64,7 +64,7 @@ fn existing_dir(dir: &Path, why: &str) -> Result<PathBuf> {
 
 /// `path` if it is an existing file, else a [`Error::MissingFile`] naming it, saying where it
 /// can be obtained (`source`) and how to point burn-gp at a data directory.
-pub fn require_file(path: &Path, source: &str) -> Result<PathBuf> {
+pub(crate) fn require_file(path: &Path, source: &str) -> Result<PathBuf> {
     if path.is_file() {
         Ok(path.to_path_buf())
     } else {
@@ -84,7 +84,7 @@ pub fn require_dir(dir: &Path, source: &str) -> Result<PathBuf> {
 /// `<path>.gz` if that file exists, else `path` itself if it exists (gzip preferred: it is the
 /// form datasets are distributed in); otherwise a [`Error::MissingFile`] for `path` whose hint
 /// also names the `.gz` path.
-pub fn require_gz_or_raw(path: &Path, source: &str) -> Result<PathBuf> {
+pub(crate) fn require_gz_or_raw(path: &Path, source: &str) -> Result<PathBuf> {
     let mut gz = path.as_os_str().to_owned();
     gz.push(".gz");
     let gz = PathBuf::from(gz);

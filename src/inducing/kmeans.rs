@@ -61,6 +61,19 @@ pub fn inducing_kmeans(x: &[f64], n: usize, d: usize, m: usize, iterations: usiz
     Ok(centres)
 }
 
+/// `k` cluster centres `[k, d]` (row-major) of the rows of `x` `[n, d]` started at `k` distinct
+/// random rows (seeded), then at most `iterations` Lloyd steps over every row; a cluster that
+/// empties keeps its centre. The deep GP paper's initialisation of the first layer.
+pub fn kmeans_random_start(x: &[f64], n: usize, d: usize, k: usize, iterations: usize, seed: u64) -> Result<Vec<f64>> {
+    if x.len() != n * d {
+        return Err(Error::shape("kmeans_random_start", [n, d], [x.len()]));
+    }
+    let mut centres = super::inducing_subset(x, n, d, k, seed)?;
+    let rows: Vec<usize> = (0..n).collect();
+    lloyd(x, d, &rows, &mut centres, iterations);
+    Ok(centres)
+}
+
 /// At most `iterations` Lloyd steps on the rows `rows` of `x` (row-major, `d` columns), moving the
 /// `centres` `[k, d]` in place: each row joins its nearest centre (the first on ties), each
 /// centre moves to its rows' mean; a centre that loses all its rows stays; stops early when no

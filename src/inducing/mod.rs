@@ -9,8 +9,8 @@ mod points;
 
 pub use factor::{CholeskyFactor, KuuFactor};
 pub use fourier::{FourierFeatures, FourierKernel};
-pub use init::inducing_subset;
-pub use kmeans::inducing_kmeans;
+pub use init::{inducing_subset, InducingInit};
+pub use kmeans::{inducing_kmeans, kmeans_random_start};
 pub use points::InducingPoints;
 
 use burn::module::{Module, ModuleDisplay};

@@ -211,7 +211,7 @@ fn has_avx2_fma() -> bool {
 }
 
 /// `K[i, j] = Σ_k w_k f(λ_k |x_ik − z_jk|)` on row-major host buffers (`order` = ν − ½).
-pub fn additive_matern_forward(
+pub(crate) fn additive_matern_forward(
     x: &[f64],
     z: &[f64],
     rates: &[f64],
@@ -228,7 +228,7 @@ pub fn additive_matern_forward(
 }
 
 /// The backward pass of [`additive_matern_forward`] for the upstream gradient `g` `[n, m]`.
-pub fn additive_matern_backward(
+pub(crate) fn additive_matern_backward(
     x: &[f64],
     z: &[f64],
     rates: &[f64],

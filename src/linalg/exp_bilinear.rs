@@ -6,12 +6,8 @@
 //! `log ψ2 = u vᵀ` with augmented rows): as separate tensor ops it is a batched matmul, an
 //! elementwise exp and a matmul against the flattened weights, each writing and re-reading a
 //! `[G, B, M, M]` buffer, and their backward passes do it again. Here each `(g, b)` block is
-//! formed a row at a time and reduced while it is in cache; the backward pass recomputes it.
-use burn::backend::Dispatch;
-use burn::tensor::Tensor;
-
-use super::ops::GpLinalgOps;
-use crate::error::{Error, Result};
+//! formed a row at a time and reduced while it is in cache; the backward pass recomputes it. The
+//! differentiable tensor op over these kernels is [`super::exp_bilinear_contract`].
 use crate::special::{exp_in_place, madd};
 
 /// Block sizes of one contraction: `g` groups, `b` rows per group, `m` points, `k` features per
@@ -28,27 +24,6 @@ pub struct ExpBilinearDims {
     pub k: usize,
     /// Weight matrices.
     pub p: usize,
-}
-
-/// `out[g, b, p] = Σ_{m, m'} exp(u[g, b, m, :] · v[g, b, m', :]) w[g, p, m, m']` with `u`, `v`
-/// `[G, B, M, K]` and `w` `[G, P, M, M]`; differentiable in all three.
-///
-/// Requires every block `u vᵀ` and every `w_p` to be symmetric (as ψ2 and its weights `WᵀW`,
-/// `AAᵀ` are): the sum is taken as `Σ_m e_mm w_mm + 2 Σ_{m<m'} e_mm' w_mm'`, and the gradients are
-/// those of that expression, so they are exact for any parametrisation that keeps the symmetry.
-pub fn exp_bilinear_contract(u: Tensor<4>, v: Tensor<4>, w: Tensor<4>) -> Result<Tensor<3>> {
-    let (du, dv, dw) = (u.dims(), v.dims(), w.dims());
-    if du != dv {
-        return Err(Error::shape("exp_bilinear_contract: v must match u [G, B, M, K]", du, dv));
-    }
-    let [g, b, m, _] = du;
-    if dw[0] != g || dw[2] != m || dw[3] != m {
-        return Err(Error::shape("exp_bilinear_contract: w must be [G, P, M, M]", [g, dw[1], m, m], dw));
-    }
-    let out = Dispatch::exp_bilinear_contract(u.into_dispatch(), v.into_dispatch(), w.into_dispatch());
-    let t = Tensor::<3>::from_dispatch(out);
-    debug_assert_eq!(t.dims(), [g, b, dw[1]]);
-    Ok(t)
 }
 
 /// `vᵀ` of one `(g, b)` block: `[K, M]`, so that the inner loop over `m'` runs on contiguous memory.
@@ -125,7 +100,7 @@ macro_rules! dispatch_simd {
 
 /// Length of the cache of one contraction: the upper triangle of every `(g, b)` block of
 /// `exp(u vᵀ)`, row by row.
-pub fn exp_bilinear_cache_len(d: ExpBilinearDims) -> usize {
+pub(crate) fn exp_bilinear_cache_len(d: ExpBilinearDims) -> usize {
     d.g * d.b * d.m * (d.m + 1) / 2
 }
 
@@ -136,7 +111,7 @@ fn cache_row(m: usize, i: usize) -> usize {
 }
 
 /// Forward pass on row-major host buffers: `out` `[G, B, P]`.
-pub fn exp_bilinear_forward(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims) -> Vec<f64> {
+pub(crate) fn exp_bilinear_forward(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims) -> Vec<f64> {
     forward_dispatch(u, v, w, d, None)
 }
 
@@ -146,7 +121,7 @@ fn forward_dispatch(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims, cache: 
 
 /// [`exp_bilinear_forward`] that also returns the upper triangles of `exp(u vᵀ)` (of length
 /// [`exp_bilinear_cache_len`]) for [`exp_bilinear_backward_cached`].
-pub fn exp_bilinear_forward_cached(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn exp_bilinear_forward_cached(u: &[f64], v: &[f64], w: &[f64], d: ExpBilinearDims) -> (Vec<f64>, Vec<f64>) {
     let mut cache = vec![0.0; exp_bilinear_cache_len(d)];
     let out = forward_dispatch(u, v, w, d, Some(&mut cache));
     (out, cache)
@@ -193,7 +168,8 @@ fn forward_impl<const FMA: bool>(
 ///
 /// With `E = exp(u vᵀ)` and `S = c ∘ E ∘ Σ_p gout_p w_p` on the upper triangle of each block
 /// (`c` = 1 on the diagonal, 2 above): `ū = S v`, `v̄ = Sᵀ u`, and `w̄_p = Σ_b gout_bp E_b`.
-pub fn exp_bilinear_backward(
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn exp_bilinear_backward(
     u: &[f64],
     v: &[f64],
     w: &[f64],
@@ -205,7 +181,7 @@ pub fn exp_bilinear_backward(
 
 /// [`exp_bilinear_backward`] reading `exp(u vᵀ)` from the forward pass's cache instead of
 /// recomputing it.
-pub fn exp_bilinear_backward_cached(
+pub(crate) fn exp_bilinear_backward_cached(
     u: &[f64],
     v: &[f64],
     w: &[f64],

@@ -13,7 +13,7 @@ use crate::error::{Error, Result};
 
 /// Relative jitter ladder of the models' `m × m` factorisations: multiples of mean(diag) tried
 /// after a plain attempt fails.
-pub const JITTER_LADDER: [f64; 7] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
+pub(crate) const JITTER_LADDER: [f64; 7] = [1e-8, 1e-7, 1e-6, 1e-5, 1e-4, 1e-3, 1e-2];
 
 /// The first rungs only, for the skew GP's posterior covariances, whose orthant probabilities a
 /// larger jitter would change.
@@ -57,7 +57,7 @@ pub fn to_mat(s: &[f64], rows: usize, cols: usize) -> Mat<f64> {
 }
 
 /// A faer view of a row-major slice (no copy).
-pub fn view(s: &[f64], rows: usize, cols: usize) -> MatRef<'_, f64> {
+pub(crate) fn view(s: &[f64], rows: usize, cols: usize) -> MatRef<'_, f64> {
     MatRef::from_row_major_slice(s, rows, cols)
 }
 
@@ -71,7 +71,7 @@ pub fn push_row_major(m: MatRef<'_, f64>, out: &mut Vec<f64>) {
 }
 
 /// Lower Cholesky factor of one n×n matrix (row-major), or `None` if it is not positive definite.
-pub fn cholesky_lower(a: &[f64], n: usize) -> Option<Mat<f64>> {
+pub(crate) fn cholesky_lower(a: &[f64], n: usize) -> Option<Mat<f64>> {
     use faer::dyn_stack::{MemBuffer, MemStack};
     use faer::linalg::cholesky::llt::factor::{cholesky_in_place, cholesky_in_place_scratch, LltRegularization};
     let mut l = to_mat(a, n, n);
@@ -116,7 +116,7 @@ pub fn cholesky_batch(a: &[f64], batch: usize, n: usize) -> Result<(Vec<f64>, Ve
 }
 
 /// Inverse of each lower-triangular n×n matrix in a batch (row-major in, row-major out).
-pub fn invert_lower_batch(l: &[f64], batch: usize, n: usize) -> Vec<f64> {
+pub(crate) fn invert_lower_batch(l: &[f64], batch: usize, n: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(batch * n * n);
     let mut dst = Mat::<f64>::zeros(n, n);
     for b in 0..batch {
@@ -194,7 +194,7 @@ pub fn cholesky_backward_batch(l: &[f64], gl: &[f64], batch: usize, n: usize) ->
 }
 
 /// Backward of the lower-triangular inverse `V = L⁻¹`: `L̄ = -tril(Vᵀ V̄ Vᵀ)`.
-pub fn invert_lower_backward_batch(v: &[f64], gv: &[f64], batch: usize, n: usize) -> Vec<f64> {
+pub(crate) fn invert_lower_backward_batch(v: &[f64], gv: &[f64], batch: usize, n: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(batch * n * n);
     let par = par_for(n);
     for b in 0..batch {

@@ -8,16 +8,19 @@
 //! b×m work stays on the device and is differentiated by Burn's own autodiff.
 mod cholesky;
 mod exp_bilinear;
+mod exp_bilinear_contract;
 pub mod host;
 mod ops;
 mod product;
 mod reduce;
 mod triangular;
 
+pub(crate) use crate::tensors::{from_host, to_host};
 pub use cholesky::{cholesky, cholesky_with_jitter, logdet_from_cholesky};
-pub use exp_bilinear::{exp_bilinear_backward, exp_bilinear_contract, exp_bilinear_forward, ExpBilinearDims};
+pub use exp_bilinear::ExpBilinearDims;
+pub use exp_bilinear_contract::exp_bilinear_contract;
 pub use ops::GpLinalgOps;
-pub(crate) use ops::{autodiff_prelude, from_host, register_host_grads, to_host, upstream_on_host};
+pub(crate) use ops::{autodiff_prelude, register_host_grads, upstream_on_host};
 pub use product::{batched_matmul, matmul, matmul_transposed};
-pub use reduce::row_sums;
+pub(crate) use reduce::row_sums;
 pub use triangular::{cholesky_solve, solve_triangular, tri_inverse, Triangle};

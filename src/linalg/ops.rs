@@ -7,27 +7,10 @@
 //! their own matmul). The autodiff implementation records each op in Burn's graph with a
 //! [`Backward`] whose gradient is computed by the same kernels.
 use burn::backend::{backend_extension, tensor::FloatTensor, Backend, TensorMetadata};
-use burn::tensor::{read_sync, DType, Shape, TensorData};
+use burn::tensor::{DType, Shape};
 
 use super::{exp_bilinear, host};
-
-/// Reads a float primitive to a host f64 buffer, returning its shape and original dtype.
-pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType) {
-    let data: TensorData = match read_sync(B::float_into_data(t)) {
-        Ok(d) => d,
-        Err(e) => panic!("burn-gp: reading a tensor back from the device failed: {e:?}"),
-    };
-    let shape = data.shape().clone();
-    let dtype = data.dtype();
-    // After `convert::<f64>` the element type always matches, so this cannot fail.
-    let v = data.convert::<f64>().try_into_vec::<f64>().expect("tensor data converted to f64 reads as f64");
-    (v, shape, dtype)
-}
-
-/// Writes a host f64 buffer back as a float primitive of the given dtype.
-pub(crate) fn from_host<B: Backend>(v: Vec<f64>, shape: Shape, dtype: DType, device: &B::Device) -> FloatTensor<B> {
-    B::float_from_data(TensorData::new(v, shape).convert_dtype(dtype), device)
-}
+use crate::tensors::{from_host, to_host};
 
 /// Burn's backward machinery, as the autodiff implementations of custom ops import it.
 pub(crate) mod autodiff_prelude {

@@ -6,7 +6,7 @@
 use burn::tensor::Tensor;
 
 /// Row sums `[n, k] → [n, 1]` computed as `t · 1_k`.
-pub fn row_sums(t: Tensor<2>) -> Tensor<2> {
+pub(crate) fn row_sums(t: Tensor<2>) -> Tensor<2> {
     let k = t.dims()[1];
     let ones = Tensor::<2>::ones([k, 1], &t.device());
     t.matmul(ones)

@@ -72,3 +72,19 @@ impl<K: Kernel> ExactGpr<K> {
         Ok((mean, var.repeat_dim(1, p)))
     }
 }
+
+impl<K: Kernel> ExactGpr<K> {
+    /// Trains the hyperparameters on the log marginal likelihood (full batch: one optimiser step
+    /// on `−log p(y) / n` per epoch; `config.batch_size` is not used), on the model's (autodiff)
+    /// device.
+    pub fn fit(self, config: &crate::train::TrainConfig) -> Result<(Self, crate::train::History)> {
+        let n = self.x.dims()[0] as f64;
+        crate::train::fit(
+            self,
+            1,
+            config,
+            |m, _| Ok(m.log_marginal_likelihood()?.neg().div_scalar(n)),
+            |_, _| Ok(Vec::new()),
+        )
+    }
+}

@@ -2,9 +2,6 @@
 //! a likelihood.
 mod batch;
 pub mod bsvm;
-mod bsvm_config;
-mod bsvm_natural;
-mod bsvm_updates;
 mod checks;
 mod class_predictive;
 pub mod decoupled;
@@ -18,11 +15,10 @@ pub mod skew_gp;
 pub mod svgp;
 mod svgp_config;
 
+pub use crate::inducing::InducingInit;
 pub use batch::select_rows;
-pub use bsvm::{check_labels, BayesianSvm, BayesianSvmHead, BinaryBsvm, OneVsRestBsvm};
-pub use bsvm_config::{BayesianSvmConfig, InducingInit};
-pub use bsvm_natural::HingeNaturalGradient;
-pub use checks::{check_inputs, check_targets};
+pub use bsvm::{BayesianSvm, BayesianSvmConfig, BayesianSvmHead, BinaryBsvm, HingeNaturalGradient, OneVsRestBsvm};
+pub(crate) use checks::{check_inputs, check_targets};
 pub use class_predictive::{entropy, variation_ratio_from_counts, ClassPredictive};
 pub use decoupled::{fit_decoupled, DecoupledGp, DecoupledGpConfig, Odvff, Odvgp};
 pub use deep_gp::{DeepGp, DeepGpConfig, DeepGpLayer};

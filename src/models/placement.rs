@@ -2,10 +2,9 @@
 //! networks.
 use burn::tensor::Device;
 
-use super::InducingInit;
 use crate::device::{precision, Precision};
 use crate::error::{Error, Result};
-use crate::inducing::{inducing_kmeans, inducing_subset, InducingPoints};
+use crate::inducing::{inducing_kmeans, inducing_subset, kmeans_random_start, InducingInit, InducingPoints};
 use crate::kernels::{median_distance, Rbf};
 
 /// ARD RBF kernel (σ² = 1, every lengthscale the median pairwise distance of up to 1 000 rows)
@@ -28,6 +27,7 @@ pub(crate) fn rbf_and_inducing(
     let z = match init {
         InducingInit::Subset => inducing_subset(x, n, d, num_inducing, seed)?,
         InducingInit::KMeans => inducing_kmeans(x, n, d, num_inducing, 30, seed)?,
+        InducingInit::KMeansRandomStart => kmeans_random_start(x, n, d, num_inducing, 30, seed)?,
     };
     Ok((Rbf::ard(d, lengthscale, 1.0, device)?, InducingPoints::new(&z, num_inducing, d, device)?))
 }

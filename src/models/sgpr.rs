@@ -111,3 +111,13 @@ impl<K: Kernel, I: InducingVariables<K>> Sgpr<K, I> {
         Ok((m, v + noise))
     }
 }
+
+impl<K: Kernel, I: InducingVariables<K>> Sgpr<K, I> {
+    /// Trains the hyperparameters and inducing variables on the collapsed bound (full batch: one
+    /// optimiser step on `−ELBO / n` per epoch; `config.batch_size` is not used), on the model's
+    /// (autodiff) device.
+    pub fn fit(self, config: &crate::train::TrainConfig) -> Result<(Self, crate::train::History)> {
+        let n = self.x.dims()[0] as f64;
+        crate::train::fit(self, 1, config, |m, _| Ok(m.elbo()?.neg().div_scalar(n)), |_, _| Ok(Vec::new()))
+    }
+}

@@ -93,15 +93,15 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         self.inducing.num_inducing()
     }
     /// Number of latent GPs P.
-    pub fn num_latent(&self) -> usize {
+    pub(crate) fn num_latent(&self) -> usize {
         self.q_mu.val().dims()[0]
     }
     /// `L_q` with its upper triangle zeroed: `[P, M, M]`.
-    pub fn q_sqrt_lower(&self) -> Tensor<3> {
+    pub(crate) fn q_sqrt_lower(&self) -> Tensor<3> {
         self.q_sqrt.val().tril(0)
     }
     /// `L_uu = chol(K_uu + jitter I)`.
-    pub fn prior_factor(&self) -> Result<Tensor<2>> {
+    pub(crate) fn prior_factor(&self) -> Result<Tensor<2>> {
         cholesky(self.inducing.kuu(&self.kernel, self.jitter))
     }
 

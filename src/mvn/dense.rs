@@ -22,26 +22,26 @@ pub fn cholesky(a: MatRef<'_, f64>, what: usize) -> Result<Mat<f64>> {
 }
 
 /// `L⁻¹ B` for lower-triangular `L`.
-pub fn solve_lower(l: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
+pub(crate) fn solve_lower(l: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut x = b.to_owned();
     solve_lower_triangular_in_place(l, x.as_mut(), par(l.nrows()));
     x
 }
 
 /// `(L Lᵀ)⁻¹ B` from the lower Cholesky factor `L`.
-pub fn solve_chol(l: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
+pub(crate) fn solve_chol(l: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut x = solve_lower(l, b);
     solve_upper_triangular_in_place(l.transpose(), x.as_mut(), par(l.nrows()));
     x
 }
 
 /// `½(A + Aᵀ)`.
-pub fn symmetrise(a: MatRef<'_, f64>) -> Mat<f64> {
+pub(crate) fn symmetrise(a: MatRef<'_, f64>) -> Mat<f64> {
     Mat::from_fn(a.nrows(), a.ncols(), |i, j| 0.5 * (a[(i, j)] + a[(j, i)]))
 }
 
 /// Row-major values of a matrix.
-pub fn row_major(a: MatRef<'_, f64>) -> Vec<f64> {
+pub(crate) fn row_major(a: MatRef<'_, f64>) -> Vec<f64> {
     let mut out = Vec::with_capacity(a.nrows() * a.ncols());
     crate::linalg::host::push_row_major(a, &mut out);
     out

@@ -95,7 +95,7 @@ fn check_batch(a: &[f64], l: &[f64], b: usize, d: usize, points: &QmcPoints) -> 
 
 /// `ln f(w_k)` for every block (`a` `[b, d]`, lower factors `l` `[b, d, d]`) and every point:
 /// `[b, N]` row-major. Parallel over blocks and chunks of points.
-pub fn genz_log_integrand(a: &[f64], l: &[f64], b: usize, d: usize, points: &QmcPoints) -> Result<Vec<f64>> {
+pub(crate) fn genz_log_integrand(a: &[f64], l: &[f64], b: usize, d: usize, points: &QmcPoints) -> Result<Vec<f64>> {
     check_batch(a, l, b, d, points)?;
     let n = points.len();
     let dim = points.dim();
@@ -115,7 +115,7 @@ pub fn genz_log_integrand(a: &[f64], l: &[f64], b: usize, d: usize, points: &Qmc
 
 /// The reverse pass of [`genz_log_integrand`]: given `g = ∂L/∂ ln f` `[b, N]`, returns
 /// `(∂L/∂a [b, d], ∂L/∂l [b, d, d])` (the gradient with respect to `l` is lower triangular).
-pub fn genz_log_integrand_backward(
+pub(crate) fn genz_log_integrand_backward(
     a: &[f64],
     l: &[f64],
     b: usize,
@@ -170,13 +170,13 @@ pub fn genz_log_integrand_backward(
 }
 
 /// `ln mean exp(v)` of a slice (max-shifted).
-pub fn log_mean_exp(v: &[f64]) -> f64 {
+pub(crate) fn log_mean_exp(v: &[f64]) -> f64 {
     crate::special::log_sum_exp(v) - (v.len() as f64).ln()
 }
 
 /// The estimate `ln mean_k f(w_k)` from the `ln f` of one block's points (grouped by shift),
 /// with the standard error over shifts: `sd_m(P̂_m / P̂) / √M` (`0` with one shift).
-pub fn estimate_from_log_integrand(log_f: &[f64], shifts: usize) -> MvnEstimate {
+pub(crate) fn estimate_from_log_integrand(log_f: &[f64], shifts: usize) -> MvnEstimate {
     let log_p = log_mean_exp(log_f);
     if shifts < 2 || !log_p.is_finite() {
         return MvnEstimate { log_p, std_err: 0.0 };
@@ -189,7 +189,7 @@ pub fn estimate_from_log_integrand(log_f: &[f64], shifts: usize) -> MvnEstimate 
 }
 
 /// The lower Cholesky factor of a `d × d` matrix, or [`Error::NotPositiveDefinite`] (`batch` named).
-pub fn cholesky_or_error(cov: &[f64], d: usize, batch: usize) -> Result<Vec<f64>> {
+pub(crate) fn cholesky_or_error(cov: &[f64], d: usize, batch: usize) -> Result<Vec<f64>> {
     let l =
         crate::linalg::host::cholesky_lower(cov, d).ok_or(Error::NotPositiveDefinite { n: d, jitter: 0.0, batch })?;
     let mut out = Vec::with_capacity(d * d);
@@ -221,7 +221,7 @@ pub fn genz_log_cdf(a: &[f64], cov: &[f64], points: &QmcPoints) -> Result<MvnEst
 
 /// Upper limits beyond this many marginal standard deviations make a variable negligible:
 /// dropping it changes `Φ` by at most `Φ(−37) ≈ 5.7e-300` per variable (Bonferroni).
-pub const NEGLIGIBLE_SD: f64 = 37.0;
+pub(crate) const NEGLIGIBLE_SD: f64 = 37.0;
 
 /// The variables of `Φ_d(a; Σ)` that matter, grouped into mutually independent sets (connected
 /// components of the non-zero pattern of `Σ`), each sorted; variables with

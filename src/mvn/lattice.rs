@@ -96,7 +96,7 @@ impl QmcPoints {
 }
 
 /// The first `count` primes (2, 3, 5, …) by a sieve sized from the prime-counting bound.
-pub fn first_primes(count: usize) -> Vec<u64> {
+pub(crate) fn first_primes(count: usize) -> Vec<u64> {
     if count == 0 {
         return Vec::new();
     }

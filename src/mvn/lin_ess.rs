@@ -102,7 +102,7 @@ impl LinEss {
 /// An angle drawn uniformly (`u ∈ [0, 1)`) from `[0, 2π)` minus the union of the violated arcs
 /// `(start_i, end_i)` (inactive constraints have `start = 2π`, `end = 0`). The feasible set always
 /// contains a neighbourhood of 0 (and of 2π).
-pub fn feasible_angle(start: &[f64], end: &[f64], u: f64) -> f64 {
+pub(crate) fn feasible_angle(start: &[f64], end: &[f64], u: f64) -> f64 {
     let mut arcs: Vec<(f64, f64)> =
         start.iter().zip(end).filter(|(s, e)| e > s).map(|(s, e)| (s.max(0.0), e.min(TAU))).collect();
     arcs.sort_by(|x, y| x.0.total_cmp(&y.0));

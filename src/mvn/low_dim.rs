@@ -95,7 +95,7 @@ fn log_space_integral(a: f64, b: f64, rho: f64) -> f64 {
 /// The gradient `(∂/∂a, ∂/∂b, ∂/∂ρ)` of `ln Φ₂(a, b; ρ)` for `|ρ| < 1`, formed in log space
 /// (each partial of [`bvn_cdf_grad`] divided by `Φ₂` as a difference of logs), so that it stays
 /// finite where `Φ₂` underflows.
-pub fn log_bvn_cdf_grad(a: f64, b: f64, rho: f64) -> (f64, f64, f64) {
+pub(crate) fn log_bvn_cdf_grad(a: f64, b: f64, rho: f64) -> (f64, f64, f64) {
     let lp = log_bvn_cdf(a, b, rho);
     let s2 = (1.0 - rho) * (1.0 + rho);
     let s = s2.sqrt();
@@ -109,7 +109,8 @@ pub fn log_bvn_cdf_grad(a: f64, b: f64, rho: f64) -> (f64, f64, f64) {
 
 /// The gradient `(∂/∂a, ∂/∂b, ∂/∂ρ)` of `Φ₂(a, b; ρ)` for `|ρ| < 1`:
 /// `φ(a)Φ((b − ρa)/s)`, `φ(b)Φ((a − ρb)/s)` and the bivariate density `φ₂(a, b; ρ)`, `s = √(1 − ρ²)`.
-pub fn bvn_cdf_grad(a: f64, b: f64, rho: f64) -> (f64, f64, f64) {
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn bvn_cdf_grad(a: f64, b: f64, rho: f64) -> (f64, f64, f64) {
     let s2 = (1.0 - rho) * (1.0 + rho);
     let s = s2.sqrt();
     let da = norm_pdf(a) * norm_cdf((b - rho * a) / s);
@@ -160,7 +161,7 @@ pub fn trivariate_cdf(a: &[f64], cov: &[f64]) -> Result<f64> {
 }
 
 /// `ln Φ_d(a; Σ)` exactly (to quadrature accuracy) for `d ≤ 3`; `None` for larger `d`.
-pub fn log_mvn_cdf_exact(a: &[f64], cov: &[f64]) -> Result<Option<f64>> {
+pub(crate) fn log_mvn_cdf_exact(a: &[f64], cov: &[f64]) -> Result<Option<f64>> {
     let d = a.len();
     if cov.len() != d * d {
         return Err(Error::shape("log_mvn_cdf_exact: cov", [d, d], [cov.len()]));

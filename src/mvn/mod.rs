@@ -26,19 +26,20 @@ mod sun;
 mod tensor;
 mod truncated;
 
-pub use dense::{cholesky as cholesky_host, row_major, solve_chol, solve_lower, symmetrise};
+pub use dense::cholesky as cholesky_host;
+pub(crate) use dense::{row_major, solve_chol, solve_lower, symmetrise};
 pub use ess::EllipticalSlice;
-pub use genz::{
-    estimate_from_log_integrand, genz_log_cdf, genz_log_integrand, genz_log_integrand_backward, independent_groups,
-    log_mean_exp, log_mvn_cdf as log_mvn_cdf_host, MvnEstimate, NEGLIGIBLE_SD,
-};
+pub(crate) use genz::{estimate_from_log_integrand, genz_log_integrand};
+pub use genz::{genz_log_cdf, independent_groups, log_mvn_cdf as log_mvn_cdf_host, MvnEstimate};
 pub use gibbs::{gibbs_orthant, truncated_normal_above};
-pub use lattice::{first_primes, QmcPoints};
-pub use lin_ess::{feasible_angle, LinEss, LinEssVariant};
-pub use low_dim::{bvn_cdf, bvn_cdf_grad, log_bvn_cdf_grad, log_mvn_cdf_exact, trivariate_cdf};
+pub use lattice::QmcPoints;
+pub use lin_ess::{LinEss, LinEssVariant};
+pub(crate) use low_dim::log_mvn_cdf_exact;
+pub use low_dim::{bvn_cdf, trivariate_cdf};
 pub use ops::GpMvnOps;
 pub use quadrature::{gauss_legendre, integrate};
-pub use reorder::{genz_order, permute};
-pub use sun::{probit_selection, rejection_orthant, rejection_orthant_within, Sun};
+pub(crate) use reorder::{genz_order, permute};
+pub(crate) use sun::{probit_selection, rejection_orthant_within};
+pub use sun::{rejection_orthant, Sun};
 pub use tensor::{log_bvn_cdf, log_mvn_cdf, LogMvnCdf};
-pub use truncated::{run_chains, ChainConfig, ChainDraws, TruncatedNormal};
+pub use truncated::{ChainConfig, ChainDraws, TruncatedNormal};

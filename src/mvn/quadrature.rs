@@ -95,7 +95,7 @@ fn refine(f: &mut impl FnMut(f64) -> f64, a: f64, b: f64, whole: f64, tol: f64, 
 
 /// Sorted, de-duplicated break points: `lo`, `hi`, and the `extra` points inside `(lo, hi)`,
 /// with every gap wider than `max_gap` split evenly.
-pub fn breakpoints(lo: f64, hi: f64, extra: &[f64], max_gap: f64) -> Vec<f64> {
+pub(crate) fn breakpoints(lo: f64, hi: f64, extra: &[f64], max_gap: f64) -> Vec<f64> {
     let mut pts: Vec<f64> = extra.iter().copied().filter(|p| p.is_finite() && *p > lo && *p < hi).collect();
     pts.push(lo);
     pts.push(hi);

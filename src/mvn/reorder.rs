@@ -12,7 +12,7 @@ use crate::special::{inv_mills, log_ndtr};
 /// permutation: position `i` holds variable `perm[i]`. A non-positive conditional variance (a
 /// matrix that is not positive definite) is floored, leaving the error to the Cholesky
 /// factorisation that follows.
-pub fn genz_order(a: &[f64], cov: &[f64]) -> Vec<usize> {
+pub(crate) fn genz_order(a: &[f64], cov: &[f64]) -> Vec<usize> {
     let d = a.len();
     let mut perm: Vec<usize> = (0..d).collect();
     // rows of the partial factor, indexed by position; column k filled at step k
@@ -54,7 +54,7 @@ pub fn genz_order(a: &[f64], cov: &[f64]) -> Vec<usize> {
 }
 
 /// `a[perm]` and `cov[perm, perm]`; `perm` may select a subset of the `a.len()` variables.
-pub fn permute(a: &[f64], cov: &[f64], perm: &[usize]) -> (Vec<f64>, Vec<f64>) {
+pub(crate) fn permute(a: &[f64], cov: &[f64], perm: &[usize]) -> (Vec<f64>, Vec<f64>) {
     let (d, full) = (perm.len(), a.len());
     let pa = perm.iter().map(|&p| a[p]).collect();
     let pc = (0..d * d).map(|k| cov[perm[k / d] * full + perm[k % d]]).collect();

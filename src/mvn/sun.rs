@@ -51,7 +51,7 @@ impl Sun {
     }
 
     /// As [`Sun::new`] with an explicit positive scale `D`.
-    pub fn with_scale(
+    pub(crate) fn with_scale(
         xi: &[f64],
         omega: &[f64],
         delta: &[f64],
@@ -118,13 +118,13 @@ impl Sun {
     }
 
     /// `Ω̄ = D⁻¹ Ω D⁻¹`.
-    pub fn omega_bar(&self) -> Mat<f64> {
+    pub(crate) fn omega_bar(&self) -> Mat<f64> {
         let p = self.dim();
         Mat::from_fn(p, p, |i, j| self.omega[(i, j)] / (self.scale[i] * self.scale[j]))
     }
 
     /// The joint matrix `M = [[Γ, Δᵀ], [Δ, Ω̄]]` `[s + p, s + p]` of the selection representation.
-    pub fn joint_matrix(&self) -> Mat<f64> {
+    pub(crate) fn joint_matrix(&self) -> Mat<f64> {
         let (p, s) = (self.dim(), self.latent_dim());
         let ob = self.omega_bar();
         Mat::from_fn(s + p, s + p, |i, j| match (i < s, j < s) {
@@ -321,7 +321,7 @@ impl Sun {
 /// The latent covariance of Theorem 1, `Γ̃ = [[Γ, ΔᵀDW], [WDΔ, WΩW + I]]` `[s+n, s+n]`
 /// (row-major), from `Γ` `[s, s]`, `Δ` `[n, s]`, `Ω` `[n, n]`, the scale `D` and signs `w`;
 /// also returns its size `s + n`.
-pub fn probit_selection(
+pub(crate) fn probit_selection(
     big_gamma: &[f64],
     delta: &[f64],
     omega: &[f64],
@@ -362,7 +362,7 @@ pub fn rejection_orthant(l: faer::MatRef<'_, f64>, gamma: &[f64], n: usize, rng:
 }
 
 /// [`rejection_orthant`] with at most `budget` proposals: `None` when they run out.
-pub fn rejection_orthant_within(
+pub(crate) fn rejection_orthant_within(
     l: faer::MatRef<'_, f64>,
     gamma: &[f64],
     n: usize,

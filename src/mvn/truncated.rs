@@ -91,13 +91,13 @@ impl TruncatedNormal {
         self.b.clone()
     }
     /// Fresh prior draws `ν = L η`, one per chain: `[c, d]` (η from `rng`, on the host).
-    pub fn prior_draws(&self, chains: usize, rng: &mut StdRng) -> Tensor<2> {
+    pub(crate) fn prior_draws(&self, chains: usize, rng: &mut StdRng) -> Tensor<2> {
         let eta: Vec<f64> = (0..chains * self.dim).map(|_| StandardNormal.sample(rng)).collect();
         let eta = Tensor::<2>::from_data(TensorData::new(eta, [chains, self.dim]), &self.device());
         eta.matmul(self.chol_t.clone())
     }
     /// The smallest slack `min_i (A x + b)_i` of each chain: `[c, 1]`.
-    pub fn min_slack(&self, x: Tensor<2>) -> Tensor<2> {
+    pub(crate) fn min_slack(&self, x: Tensor<2>) -> Tensor<2> {
         (self.project(x) + self.offset()).min_dim(1)
     }
     /// Strictly feasible starts for `chains` chains: `start` for every chain if given (checked);
@@ -180,7 +180,7 @@ pub struct ChainDraws {
 
 /// Runs `step(x, rng) -> (x', proposals, rejections)` from `x0` `[c, d]` for the burn-in and the
 /// kept steps, stacking the kept states.
-pub fn run_chains(
+pub(crate) fn run_chains(
     config: &ChainConfig,
     x0: Tensor<2>,
     rng: &mut StdRng,

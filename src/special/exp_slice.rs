@@ -24,7 +24,7 @@ fn pow2(n: f64) -> f64 {
 /// `a·b + c`, fused when `FMA` (only inside code compiled with the `fma` target feature: elsewhere
 /// `mul_add` is a slow library call).
 #[inline(always)]
-pub fn madd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
+pub(crate) fn madd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
     if FMA {
         a.mul_add(b, c)
     } else {
@@ -33,13 +33,14 @@ pub fn madd<const FMA: bool>(a: f64, b: f64, c: f64) -> f64 {
 }
 
 /// `e^x` for one value.
-pub fn exp_scalar(x: f64) -> f64 {
+#[cfg_attr(not(test), allow(dead_code))]
+pub(crate) fn exp_scalar(x: f64) -> f64 {
     exp_kernel::<false>(x)
 }
 
 /// `e^x` for one value (the body of [`exp_in_place`]), `FMA` as in [`madd`].
 #[inline(always)]
-pub fn exp_kernel<const FMA: bool>(x: f64) -> f64 {
+pub(crate) fn exp_kernel<const FMA: bool>(x: f64) -> f64 {
     let x = x.clamp(-745.2, 709.8);
     let k = (x * std::f64::consts::LOG2_E + ROUND_MAGIC) - ROUND_MAGIC;
     let r = madd::<FMA>(-k, LN2_LO, madd::<FMA>(-k, LN2_HI, x));
@@ -69,7 +70,7 @@ pub fn exp_kernel<const FMA: bool>(x: f64) -> f64 {
 
 /// Replaces every element of `xs` by its exponential (`FMA` as in [`madd`]).
 #[inline(always)]
-pub fn exp_in_place<const FMA: bool>(xs: &mut [f64]) {
+pub(crate) fn exp_in_place<const FMA: bool>(xs: &mut [f64]) {
     for x in xs.iter_mut() {
         *x = exp_kernel::<FMA>(*x);
     }

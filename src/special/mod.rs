@@ -21,11 +21,11 @@ pub mod tensor;
 #[cfg(test)]
 mod test_util;
 
-pub use consts::{FRAC_1_SQRT_2PI, FRAC_1_SQRT_PI, LN_SQRT_2PI, SQRT_2_OVER_PI, SQRT_PI};
+pub(crate) use consts::LN_SQRT_2PI;
 pub use erf::{erf, erfc};
 pub use erfcx::erfcx;
-pub use exp_slice::{exp_in_place, exp_kernel, exp_scalar, madd};
-pub use gauss_hermite::{gauss_hermite, gauss_hermite_normal};
+pub(crate) use exp_slice::{exp_in_place, madd};
+pub use gauss_hermite::gauss_hermite_normal;
 pub use log_ndtr::{inv_mills, log_ndtr};
 pub use log_sum_exp::log_sum_exp;
 pub use ndtri::{ndtri, ndtri_from_log};

@@ -9,7 +9,7 @@
 use burn::backend::{backend_extension, tensor::FloatTensor, Backend, TensorMetadata};
 use burn::tensor::TensorData;
 
-use crate::linalg::to_host;
+use crate::tensors::to_host;
 
 /// Applies a scalar f64 function to every element of a float primitive on the host, returning a
 /// primitive of the same shape, dtype and device.

@@ -29,7 +29,7 @@ pub struct FeatureGrid {
 }
 
 /// Per-dimension features `[n, D, 2F+1]` at inputs `x` `[n, D]` for rates `λ` `[D]`.
-pub fn dimension_features(nu: MaternNu, x: Tensor<2>, grid: &FeatureGrid, rates: Tensor<1>) -> Tensor<3> {
+pub(crate) fn dimension_features(nu: MaternNu, x: Tensor<2>, grid: &FeatureGrid, rates: Tensor<1>) -> Tensor<3> {
     let [n, d] = x.dims();
     let f1 = grid.omegas.dims()[1];
     let f = f1 - 1;
@@ -75,7 +75,7 @@ pub fn dimension_features(nu: MaternNu, x: Tensor<2>, grid: &FeatureGrid, rates:
 
 /// Combines per-dimension features `[n, D, M₁]` into `Cov(f(x), β)` `[n, M_β]`: concatenated
 /// (additive, dimension-major) or row-wise Kronecker products (separable, first dimension major).
-pub fn combine_features(features: Tensor<3>, structure: FeatureStructure) -> Tensor<2> {
+pub(crate) fn combine_features(features: Tensor<3>, structure: FeatureStructure) -> Tensor<2> {
     let [n, d, m1] = features.dims();
     match structure {
         FeatureStructure::Additive => features.reshape([n, d * m1]),
@@ -106,7 +106,7 @@ impl FeatureGrid {
         }
     }
     /// Interval lengths `b_d − a_d` `[D]`.
-    pub fn lengths(&self) -> Tensor<1> {
+    pub(crate) fn lengths(&self) -> Tensor<1> {
         let d = self.lower.dims()[1];
         (self.upper.clone() - self.lower.clone()).reshape([d])
     }

@@ -12,10 +12,10 @@ use crate::kernels::matern_rates;
 
 /// Margin of the default interval, in initial lengthscales, on each side of the data (spec §3.1:
 /// the boundary error of the features decays like the kernel with the distance to the ends).
-pub const MARGIN_LENGTHSCALES: f64 = 3.0;
+pub(crate) const MARGIN_LENGTHSCALES: f64 = 3.0;
 
 /// Largest number of tensor-product (Kronecker) features accepted (spec §4, pitfall 12).
-pub const MAX_KRONECKER_FEATURES: usize = 4096;
+pub(crate) const MAX_KRONECKER_FEATURES: usize = 4096;
 
 /// Variational Fourier features (Hensman, Durrande and Solin 2018): the RKHS inner products
 /// `ζ_j = ⟨f, φ_j⟩_H` of a GP with a [`FourierKernel`] with the harmonics
@@ -42,7 +42,7 @@ pub struct FourierFeatures {
 
 /// Per-dimension margins `δ_d = max(0.1·range_d, 3ℓ_d)` for inputs `x` `[n, D]` (row-major) and
 /// lengthscales `ℓ` `[D]`.
-pub fn interval_margins(x: &[f64], n: usize, lengthscales: &[f64]) -> Result<Vec<f64>> {
+pub(crate) fn interval_margins(x: &[f64], n: usize, lengthscales: &[f64]) -> Result<Vec<f64>> {
     let (lo, hi) = column_ranges(x, n, lengthscales.len())?;
     Ok(lo.iter().zip(&hi).zip(lengthscales).map(|((a, b), l)| (0.1 * (b - a)).max(MARGIN_LENGTHSCALES * l)).collect())
 }
@@ -217,7 +217,7 @@ impl FourierFeatures {
         self.num_freq
     }
     /// Features per dimension `M₁ = 2F + 1`.
-    pub fn features_per_dim(&self) -> usize {
+    pub(crate) fn features_per_dim(&self) -> usize {
         2 * self.num_freq + 1
     }
     /// The box `[(a_d, b_d)]`.
@@ -246,7 +246,7 @@ impl FourierFeatures {
     }
 
     /// The structured Gram matrix `K_β` of `kernel`'s features, `jitter` added to its diagonal.
-    pub fn gram<K: FourierKernel>(&self, kernel: &K, jitter: f64) -> Result<VffGram> {
+    pub(crate) fn gram<K: FourierKernel>(&self, kernel: &K, jitter: f64) -> Result<VffGram> {
         self.check_kernel(kernel)?;
         let variances = kernel.factor_variances();
         let grid = self.grid(&variances.device());
@@ -257,7 +257,7 @@ impl FourierFeatures {
 
     /// Per-dimension features `[n, D, 2F+1]` of `x` `[n, D]` (before the additive/Kronecker
     /// combination).
-    pub fn dimension_features<K: FourierKernel>(&self, kernel: &K, x: Tensor<2>) -> Tensor<3> {
+    pub(crate) fn dimension_features<K: FourierKernel>(&self, kernel: &K, x: Tensor<2>) -> Tensor<3> {
         let grid = self.grid(&x.device());
         dimension_features(kernel.nu(), x, &grid, matern_rates(kernel.nu(), kernel.factor_lengthscales()))
     }

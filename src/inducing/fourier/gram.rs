@@ -27,7 +27,7 @@ impl VffGram {
     }
 
     /// Features per dimension `M₁ = 2F + 1`.
-    pub fn features_per_dim(&self) -> usize {
+    pub(crate) fn features_per_dim(&self) -> usize {
         self.grams.cos.size() + self.grams.sin.size()
     }
 
@@ -89,7 +89,7 @@ impl VffGram {
     }
 
     /// Every dimension's dense `[D, M₁, M₁]` Gram matrix (cos and sin blocks on the diagonal).
-    pub fn dimension_dense(&self) -> Tensor<3> {
+    pub(crate) fn dimension_dense(&self) -> Tensor<3> {
         let (cos, sin) = (self.grams.cos.dense(), self.grams.sin.dense());
         let [d, nc, _] = cos.dims();
         let ns = sin.dims()[1];

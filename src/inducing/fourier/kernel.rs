@@ -16,7 +16,7 @@ pub enum FeatureStructure {
 
 impl FeatureStructure {
     /// Total number of features for `dims` dimensions with `per_dim` features each.
-    pub fn num_features(self, dims: usize, per_dim: usize) -> usize {
+    pub(crate) fn num_features(self, dims: usize, per_dim: usize) -> usize {
         match self {
             Self::Additive => dims * per_dim,
             Self::Kronecker => per_dim.pow(dims as u32),

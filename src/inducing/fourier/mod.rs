@@ -8,11 +8,9 @@ mod kernel;
 mod low_rank;
 mod spectral;
 
-pub use cross::{combine_features, dimension_features, FeatureGrid};
-pub use features::{
-    interval_margins, num_freq_for_budget, FourierFeatures, MARGIN_LENGTHSCALES, MAX_KRONECKER_FEATURES,
-};
+pub use cross::FeatureGrid;
+pub use features::{num_freq_for_budget, FourierFeatures};
 pub use gram::VffGram;
 pub use kernel::{FeatureStructure, FourierKernel};
 pub use low_rank::DiagLowRank;
-pub use spectral::{dimension_grams, inverse_spectral_density, DimensionGrams};
+pub use spectral::DimensionGrams;

@@ -37,7 +37,12 @@ fn spectral_constant(nu: MaternNu) -> f64 {
 }
 
 /// `1/S(ω)` for variances `σ²` `[D, 1]`, rates `λ` `[D, 1]` and frequencies `ω` `[D, k]`.
-pub fn inverse_spectral_density(nu: MaternNu, variances: Tensor<2>, rates: Tensor<2>, omegas: Tensor<2>) -> Tensor<2> {
+pub(crate) fn inverse_spectral_density(
+    nu: MaternNu,
+    variances: Tensor<2>,
+    rates: Tensor<2>,
+    omegas: Tensor<2>,
+) -> Tensor<2> {
     let p = nu.order() as i32;
     let num = (omegas.powi_scalar(2) + rates.clone().powi_scalar(2)).powi_scalar(p + 1);
     num / (variances * rates.powi_scalar(2 * p + 1)).mul_scalar(spectral_constant(nu))
@@ -46,7 +51,7 @@ pub fn inverse_spectral_density(nu: MaternNu, variances: Tensor<2>, rates: Tenso
 /// The Gram blocks of `D` dimensions from per-dimension variances `σ_d²` `[D]`, rates `λ_d` `[D]`,
 /// frequencies `ω` `[D, F+1]` (first column 0) and interval lengths `L_d` `[D]`; `jitter` is added
 /// to every diagonal.
-pub fn dimension_grams(
+pub(crate) fn dimension_grams(
     nu: MaternNu,
     variances: Tensor<1>,
     rates: Tensor<1>,

@@ -31,7 +31,7 @@ impl GaussianActivations {
         self.mean.dims()[1]
     }
     /// Variances, zeros when deterministic.
-    pub fn var_or_zeros(&self) -> Tensor<2> {
+    pub(crate) fn var_or_zeros(&self) -> Tensor<2> {
         self.var.clone().unwrap_or_else(|| self.mean.zeros_like())
     }
 }

@@ -2,16 +2,8 @@
 use burn::config::Config;
 
 use crate::error::Error;
+use crate::inducing::InducingInit;
 use crate::train::TrainConfig;
-
-/// How the first layer's inducing inputs are initialised.
-#[derive(Config, Debug, PartialEq, Eq)]
-pub enum InducingInit {
-    /// k-means centres of the training inputs, clusters started at random data points (paper).
-    KMeans,
-    /// A random subset of the training inputs (the paper's code for N ≥ 20000).
-    RandomSubset,
-}
 
 /// Mean function of the hidden GP layers. The paper uses none; `Identity` is an extension.
 #[derive(Config, Debug, PartialEq, Eq)]
@@ -56,7 +48,7 @@ pub struct DeepGpConfig {
     /// Number of epochs (overrides `steps`).
     pub epochs: Option<usize>,
     /// First-layer inducing inputs.
-    #[config(default = "InducingInit::KMeans")]
+    #[config(default = "InducingInit::KMeansRandomStart")]
     pub inducing_init: InducingInit,
     /// Lloyd iterations of k-means.
     #[config(default = 10)]

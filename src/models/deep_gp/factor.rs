@@ -48,13 +48,13 @@ impl FactorTerms {
         (self.t_mu.clone() - self.logdet_c.clone()).mul_scalar(0.5)
     }
     /// `WᵀW` `[D, M, M]`.
-    pub fn wtw(&self) -> Result<Tensor<3>> {
+    pub(crate) fn wtw(&self) -> Result<Tensor<3>> {
         batched_matmul(self.w.clone(), self.w.clone(), true, false)
     }
 }
 
 /// `R K Rᵀ` `[D, M, M]`, shared by `q` and the cavity (`C_γ = I + γ R K Rᵀ`).
-pub fn r_k_rt(k: Tensor<3>, r: Tensor<3>) -> Result<Tensor<3>> {
+pub(crate) fn r_k_rt(k: Tensor<3>, r: Tensor<3>) -> Result<Tensor<3>> {
     batched_matmul(batched_matmul(r.clone(), k, false, false)?, r, false, true)
 }
 
@@ -74,7 +74,13 @@ pub fn factor_terms(k: Tensor<3>, r: Tensor<3>, t: Tensor<3>, gamma: f64) -> Res
 }
 
 /// [`factor_terms`] given `rkr = R K Rᵀ`.
-pub fn factor_terms_from(k: Tensor<3>, r: Tensor<3>, rkr: Tensor<3>, t: Tensor<3>, gamma: f64) -> Result<FactorTerms> {
+pub(crate) fn factor_terms_from(
+    k: Tensor<3>,
+    r: Tensor<3>,
+    rkr: Tensor<3>,
+    t: Tensor<3>,
+    gamma: f64,
+) -> Result<FactorTerms> {
     let [d, _, _] = k.dims();
     let (lc, logdet_c) = chol_c(rkr, gamma)?;
     let rg = r.mul_scalar(gamma.sqrt());

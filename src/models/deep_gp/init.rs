@@ -14,8 +14,7 @@ use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};
 
 use super::block::DeepGpBlock;
-use super::config::{DeepGpConfig, InducingInit, MeanFunction};
-use super::kmeans::kmeans;
+use super::config::{DeepGpConfig, MeanFunction};
 use super::layer::DeepGpLayer;
 use super::model::DeepGp;
 use super::moment_linear::MomentLinear;
@@ -23,6 +22,7 @@ use super::values::LayerValues;
 use crate::data::Pca;
 use crate::error::{check_finite, Error, Result};
 use crate::inducing::inducing_subset;
+use crate::inducing::{inducing_kmeans, kmeans_random_start, InducingInit};
 use crate::kernels::median_distance;
 
 /// Most points used by the median-distance heuristic (a seeded random subset beyond that).
@@ -103,8 +103,11 @@ impl DeepGpConfig {
             let first = l == 0;
             let z_one: Vec<f64> = if first {
                 match self.inducing_init {
-                    InducingInit::KMeans => kmeans(x, n, d, m, self.kmeans_iterations, self.seed)?,
-                    InducingInit::RandomSubset => inducing_subset(x, n, d, m, self.seed)?,
+                    InducingInit::KMeansRandomStart => {
+                        kmeans_random_start(x, n, d, m, self.kmeans_iterations, self.seed)?
+                    }
+                    InducingInit::KMeans => inducing_kmeans(x, n, d, m, self.kmeans_iterations, self.seed)?,
+                    InducingInit::Subset => inducing_subset(x, n, d, m, self.seed)?,
                 }
             } else {
                 (0..m)

@@ -23,7 +23,7 @@ fn exp_quadratic(a: Tensor<3>, b: Tensor<3>, log_sf2: Tensor<3>) -> Tensor<3> {
 
 /// `k_d(x_b, z_dm) = σ²_{f,h} exp(−½ Σ_j (x_bj − z_dmj)² / ℓ²_{hj})`: `x` `[B, D_in]`, `z` `[D, M, D_in]`,
 /// `ell2` `[H, D_in]`, `sf2` `[H]` → `[D, B, M]`.
-pub fn eq_cross(x: Tensor<2>, z: Tensor<3>, ell2: Tensor<2>, sf2: Tensor<1>) -> Tensor<3> {
+pub(crate) fn eq_cross(x: Tensor<2>, z: Tensor<3>, ell2: Tensor<2>, sf2: Tensor<1>) -> Tensor<3> {
     let [d, _, din] = z.dims();
     let [b, _] = x.dims();
     let h = ell2.dims()[0];
@@ -34,7 +34,7 @@ pub fn eq_cross(x: Tensor<2>, z: Tensor<3>, ell2: Tensor<2>, sf2: Tensor<1>) -> 
 }
 
 /// `K_d = k_d(Z_d, Z_d) + jitter·I`: `z` `[D, M, D_in]` → `[D, M, M]`.
-pub fn eq_kuu(z: Tensor<3>, ell2: Tensor<2>, sf2: Tensor<1>, jitter: f64) -> Tensor<3> {
+pub(crate) fn eq_kuu(z: Tensor<3>, ell2: Tensor<2>, sf2: Tensor<1>, jitter: f64) -> Tensor<3> {
     let [d, m, din] = z.dims();
     let h = ell2.dims()[0];
     let zs = z / ell2.sqrt().reshape([h, 1, din]);

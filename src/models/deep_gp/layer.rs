@@ -91,7 +91,7 @@ impl DeepGpLayer {
         self.z.val().dims()[1]
     }
     /// Squared lengthscales `ℓ²` `[H, D_in]`.
-    pub fn lengthscales_sq(&self) -> Tensor<2> {
+    pub(crate) fn lengthscales_sq(&self) -> Tensor<2> {
         self.log_lengthscale.val().mul_scalar(2.0).exp()
     }
     /// Signal variances `σ_f²` `[H]`.
@@ -107,7 +107,7 @@ impl DeepGpLayer {
         eq_kuu(self.z.val(), self.lengthscales_sq(), self.signal_variance(), self.jitter)
     }
     /// The upper-triangular factor `R` of `T1 = RᵀR` `[D_out, M, M]`.
-    pub fn r_factor(&self) -> Tensor<3> {
+    pub(crate) fn r_factor(&self) -> Tensor<3> {
         let raw = self.r_raw.val();
         let [d, m, _] = raw.dims();
         let eye = Tensor::<2>::eye(m, &raw.device()).reshape([1, m, m]);
@@ -125,7 +125,7 @@ impl DeepGpLayer {
     }
     /// `φ(q) − ½log|K|` per function `[D_out]` and the cavity's factor terms, sharing `K`, `R` and
     /// `R K Rᵀ`: what one energy evaluation needs of this layer.
-    pub fn energy_terms(&self, num_data: usize) -> Result<(Tensor<1>, FactorTerms)> {
+    pub(crate) fn energy_terms(&self, num_data: usize) -> Result<(Tensor<1>, FactorTerms)> {
         let (k, r, t) = (self.kuu(), self.r_factor(), self.t_col());
         let rkr = r_k_rt(k.clone(), r.clone())?;
         let q = log_normaliser_minus_prior(k.clone(), r.clone(), rkr.clone(), t.clone(), 1.0)?;

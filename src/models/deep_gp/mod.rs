@@ -13,7 +13,6 @@ mod config;
 mod factor;
 mod init;
 mod kernel;
-mod kmeans;
 mod layer;
 mod model;
 mod moment_linear;
@@ -21,17 +20,13 @@ mod psi;
 mod train;
 mod values;
 
+pub use crate::inducing::InducingInit;
 pub use activations::GaussianActivations;
 pub use block::DeepGpBlock;
-pub use config::{DeepGpConfig, InducingInit, MeanFunction};
-pub use factor::{
-    factor_terms, factor_terms_from, global_terms, log_normaliser_minus_prior, r_k_rt, FactorTerms, Mode,
-};
-pub use kernel::{eq_cross, eq_kuu};
-pub use kmeans::kmeans;
+pub use config::{DeepGpConfig, MeanFunction};
+pub use factor::{factor_terms, global_terms, log_normaliser_minus_prior, FactorTerms, Mode};
 pub use layer::DeepGpLayer;
 pub use model::{gaussian_log_density, DeepGp};
 pub use moment_linear::MomentLinear;
-pub use psi::{psi_factors, psi_statistics};
-pub use train::first_non_finite_parameter;
+pub use psi::psi_statistics;
 pub use values::LayerValues;

@@ -26,7 +26,7 @@ pub fn psi_statistics(
 /// ψ1 `[D, B, M]` and the factors `U`, `V` `[D, B, M, D_in + 3]` of `log ψ2 = U Vᵀ`, for
 /// [`crate::linalg::exp_bilinear_contract`], which reduces ψ2 against weights without forming it.
 /// Arguments as in [`psi_statistics`].
-pub fn psi_factors(
+pub(crate) fn psi_factors(
     mean: Tensor<2>,
     var: Tensor<2>,
     z: Tensor<3>,

@@ -59,7 +59,7 @@ fn first_non_finite(items: Vec<(String, Tensor<1>)>) -> Option<(String, usize)> 
 
 /// The module path (e.g. `blocks.1.gp.log_noise_std`) and flat index of the first parameter value
 /// of `model` that is NaN or infinite.
-pub fn first_non_finite_parameter(model: &DeepGp) -> Option<(String, usize)> {
+pub(crate) fn first_non_finite_parameter(model: &DeepGp) -> Option<(String, usize)> {
     let mut c = Collect { path: Vec::new(), grads: None, out: Vec::new() };
     model.visit(&mut c);
     first_non_finite(c.out)

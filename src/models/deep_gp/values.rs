@@ -32,7 +32,7 @@ pub struct LayerValues {
 
 impl LayerValues {
     /// Number of kernel-hyperparameter rows `H` (1 or `D_out`).
-    pub fn num_hyper_rows(&self) -> usize {
+    pub(crate) fn num_hyper_rows(&self) -> usize {
         self.signal_variance.len()
     }
 

@@ -9,6 +9,7 @@
 //! gradient equals the paper's eq. 4 (eq. 6 on minibatches).
 mod config;
 mod energy;
+mod frozen;
 mod model;
 mod posterior;
 pub mod reducer;
@@ -18,13 +19,13 @@ mod state;
 mod train;
 
 pub use config::{EpConfig, EpMode};
+pub use frozen::frozen_posterior;
 pub use model::{EpGpClassifier, FrozenPosterior};
 pub use posterior::{
     cavity, ep_pass, log_z_q, run_ep, update_sites, Cavity, EpSites, Fitc, PassReport, Projection, WhitenedPosterior,
-    CAVITY_GUARD, MAX_SITE_PRECISION,
 };
 pub use reducer::{BurnCollective, HostReducer, ShardReducer};
-pub use shards::{posterior_from_shards, shard_ranges, sharded_frozen, sharded_objective, sharded_pass, Shards};
+pub use shards::Shards;
 pub use site::{log_site_scale, mills_and_gap, site_from_tilted, tilted, Tilted};
 pub use state::{EpState, SiteSums, Snapshot};
-pub use train::{frozen_posterior, minibatch_update, EpFit};
+pub use train::{minibatch_update, EpFit};

@@ -84,7 +84,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         self.kernel.k(z.clone(), z) + eye * diag
     }
     /// `L = chol(K_uu)` on the host.
-    pub fn chol_kuu(&self) -> Result<Mat<f64>> {
+    pub(crate) fn chol_kuu(&self) -> Result<Mat<f64>> {
         let m = self.num_inducing();
         let kuu = to_vec(self.kuu().detach());
         crate::linalg::host::cholesky_lower(&kuu, m).ok_or(Error::NotPositiveDefinite {
@@ -114,7 +114,7 @@ impl<K: Kernel> EpGpClassifier<K> {
 
     /// The prior part of [`Self::surrogate`]: `−Σ log L_jj − ½‖L⁻¹R̄‖² − ½‖L⁻¹μ̄‖²` (the constant
     /// `−(m/2) log 2π` left out), whose gradient is the paper's `−½ tr(M ∂K_uu/∂ξ)`.
-    pub fn surrogate_prior(&self, frozen: &FrozenPosterior) -> Result<Tensor<1>> {
+    pub(crate) fn surrogate_prior(&self, frozen: &FrozenPosterior) -> Result<Tensor<1>> {
         let m = self.num_inducing();
         if frozen.mu.len() != m || frozen.r.len() != m * m {
             return Err(Error::shape("EpGpClassifier::surrogate_prior: frozen posterior", m, frozen.mu.len()));
@@ -136,7 +136,7 @@ impl<K: Kernel> EpGpClassifier<K> {
 
     /// The data part of [`Self::surrogate`]: `scale · Σ_i log Φ(y_i a_i(ξ)/√b_i(ξ))` over the rows
     /// of `x`; summing it over shards of the data gives the full-data term.
-    pub fn surrogate_likelihood(
+    pub(crate) fn surrogate_likelihood(
         &self,
         x: Tensor<2>,
         y: &[f64],

@@ -15,9 +15,9 @@ use crate::error::{Error, Result};
 use crate::linalg::host::cholesky_lower;
 
 /// Largest site precision kept (spec §4.1).
-pub const MAX_SITE_PRECISION: f64 = 1e8;
+pub(crate) const MAX_SITE_PRECISION: f64 = 1e8;
 /// A site whose cavity has `1 − ν̃ v̂` at or below this is left unchanged (improper cavity).
-pub const CAVITY_GUARD: f64 = 1e-12;
+pub(crate) const CAVITY_GUARD: f64 = 1e-12;
 
 /// The FITC quantities of a set of points at fixed hyperparameters.
 #[derive(Clone, Debug)]
@@ -63,7 +63,7 @@ impl Fitc {
         Self { l: self.l.clone(), psi, s: idx.iter().map(|&i| self.s[i]).collect() }
     }
     /// `A = Ψ diag(ν̃) Ψᵀ` and `Lᵀe = Ψ μ̃`: the whitened site sums with the current directions.
-    pub fn site_sums(&self, nu: &[f64], mu: &[f64]) -> (Mat<f64>, Vec<f64>) {
+    pub(crate) fn site_sums(&self, nu: &[f64], mu: &[f64]) -> (Mat<f64>, Vec<f64>) {
         let (m, n) = (self.num_inducing(), self.len());
         let scaled = Mat::from_fn(m, n, |r, c| self.psi[(r, c)] * nu[c]);
         let mut a = Mat::zeros(m, m);
@@ -137,7 +137,7 @@ impl WhitenedPosterior {
         Projection { t_hat, v_hat, g }
     }
     /// `L_B⁻ᵀ β`, the whitened mean `L⁻¹μ`.
-    pub fn whitened_mean(&self) -> Vec<f64> {
+    pub(crate) fn whitened_mean(&self) -> Vec<f64> {
         let m = self.beta.len();
         let mut x = Mat::from_fn(m, 1, |r, _| self.beta[r]);
         solve_upper_triangular_in_place(self.lb.transpose(), x.as_mut(), Par::Seq);

@@ -11,17 +11,17 @@ use burn::optim::GradientsParams;
 use burn::tensor::{Device, Tensor};
 use faer::Mat;
 
+use super::frozen::frozen_posterior;
 use super::model::{EpGpClassifier, FrozenPosterior};
 use super::posterior::{cavity, update_sites, Cavity, EpSites, Fitc, PassReport, WhitenedPosterior};
 use super::reducer::ShardReducer;
 use super::site::{log_site_scale, tilted};
-use super::train::frozen_posterior;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::optim::{flatten_gradients, gradients_from_flat};
 
 /// Contiguous, nearly equal ranges of `0..n` for `k` shards (`1 ≤ k ≤ n`).
-pub fn shard_ranges(n: usize, k: usize) -> Result<Vec<Range<usize>>> {
+pub(crate) fn shard_ranges(n: usize, k: usize) -> Result<Vec<Range<usize>>> {
     if k == 0 || k > n {
         return Err(Error::invalid("shards", format!("need 1 ≤ shards ≤ n = {n}, got {k}")));
     }
@@ -92,7 +92,7 @@ fn replicas<K: Kernel>(model: &EpGpClassifier<K>, devices: &[Device]) -> Vec<EpG
 
 /// `q` from the shards' whitened site sums `A_p = Ψ_p diag(ν̃) Ψ_pᵀ`, `Ψ_p μ̃`, combined by the
 /// reducer.
-pub fn posterior_from_shards(
+pub(crate) fn posterior_from_shards(
     fitcs: &[Fitc],
     ranges: &[Range<usize>],
     sites: &EpSites,
@@ -110,7 +110,7 @@ pub fn posterior_from_shards(
 }
 
 /// One parallel EP pass over all shards (every cavity from the same `q`).
-pub fn sharded_pass(
+pub(crate) fn sharded_pass(
     fitcs: &[Fitc],
     shards: &Shards,
     sites: &mut EpSites,
@@ -145,7 +145,7 @@ pub fn sharded_pass(
 
 /// After the site updates: `q` from the new sites and, per shard, the surrogate constants and
 /// `Σ_{i∈D_p} log s̃_i`.
-pub fn sharded_frozen(
+pub(crate) fn sharded_frozen(
     fitcs: &[Fitc],
     shards: &Shards,
     sites: &EpSites,
@@ -177,7 +177,7 @@ pub fn sharded_frozen(
 /// and gradient of its share of the surrogate's data term (its own autodiff graph, on its
 /// device); the reducer sums them with the shards' `Σ log s̃`; the master adds the prior term.
 /// Returns `−L̃`, the gradient of `−L̃` for the optimiser, and `log Z_q`.
-pub fn sharded_objective<K: Kernel>(
+pub(crate) fn sharded_objective<K: Kernel>(
     model: &EpGpClassifier<K>,
     shards: &Shards,
     q: &WhitenedPosterior,

@@ -10,6 +10,7 @@ use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use faer::{Accum, Mat, Par};
 
 use super::config::{EpConfig, EpMode};
+use super::frozen::frozen_posterior;
 use super::model::{EpGpClassifier, FrozenPosterior};
 use super::posterior::{cavity, update_sites, Cavity, Fitc, PassReport, Projection, WhitenedPosterior, CAVITY_GUARD};
 use super::reducer::{HostReducer, ShardReducer};
@@ -38,23 +39,6 @@ pub struct EpFit<K: Module> {
     /// `log Z_q` on the training data at the end (batch modes; `None` in minibatch mode, where only
     /// minibatch estimates exist during training).
     pub log_marginal_likelihood: Option<f64>,
-}
-
-/// The surrogate's constants from `q`, its projections onto the current directions and the sites'
-/// cavities along them (spec §2.7): `w̄_i = Σ̄υ_i = R̄ G_i` with `G = L_B⁻¹Ψ`.
-pub fn frozen_posterior(q: &WhitenedPosterior, fitc: &Fitc, p: &Projection, cav: &[Cavity]) -> FrozenPosterior {
-    let (mu, r) = q.u_space(fitc.l.as_ref());
-    let (m, b) = (p.g.nrows(), p.g.ncols());
-    let mut w = Mat::zeros(m, b);
-    matmul(w.as_mut(), Accum::Replace, r.as_ref(), p.g.as_ref(), 1.0, Par::Seq);
-    let row_major = |a: &Mat<f64>| (0..a.nrows() * a.ncols()).map(|k| a[(k / a.ncols(), k % a.ncols())]).collect();
-    FrozenPosterior {
-        mu,
-        r: row_major(&r),
-        w: row_major(&w),
-        kappa: cav.iter().map(|c| c.kappa).collect(),
-        cfac: cav.iter().map(|c| c.cfac).collect(),
-    }
 }
 
 /// Cavities of sites `idx` along the directions `p` was projected on.

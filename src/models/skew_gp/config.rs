@@ -166,7 +166,7 @@ impl SkewGpConfig {
     }
 
     /// The sign patterns to try: the fixed phases, or all `2^s` patterns (first all `+1`).
-    pub fn phase_patterns(&self) -> crate::error::Result<Vec<Vec<f64>>> {
+    pub(crate) fn phase_patterns(&self) -> crate::error::Result<Vec<Vec<f64>>> {
         let s = self.s()?;
         if let Some(l) = &self.phases {
             return Ok(vec![l.clone()]);

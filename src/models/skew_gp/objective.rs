@@ -90,7 +90,7 @@ impl<K: Kernel> SkewGp<K> {
     }
 
     /// Checks that `x` and labels `y ∈ {0, 1}` agree and returns the signs `w = 2y − 1`.
-    pub fn signs(&self, x: &Tensor<2>, labels: &[usize]) -> Result<Vec<f64>> {
+    pub(crate) fn signs(&self, x: &Tensor<2>, labels: &[usize]) -> Result<Vec<f64>> {
         let n = crate::models::check_inputs("SkewGp", x, self.kernel.input_dim())?;
         crate::data::binary_signs("SkewGp labels (must be 0 or 1)", labels, n)
     }

@@ -101,7 +101,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
         &self.model
     }
     /// The training inputs `[n, p]` the posterior conditions on.
-    pub fn training_inputs(&self) -> &Tensor<2> {
+    pub(crate) fn training_inputs(&self) -> &Tensor<2> {
         &self.x
     }
     /// The training labels in `{0, 1}`.
@@ -298,7 +298,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
 
     /// Eq. (15): draws of the training latents `f(X) = D(U₀ + Δ̃Γ̃⁻¹U₁)`, one per kept `U₁`,
     /// `[S, n]` (host), with `U₀ ~ N(0, Ω̄ − Δ̃Γ̃⁻¹Δ̃ᵀ)` (symmetrised; jitter if needed).
-    pub fn sample_training_latents(&self, seed: u64) -> Result<Mat<f64>> {
+    pub(crate) fn sample_training_latents(&self, seed: u64) -> Result<Mat<f64>> {
         let draws = self.draws.as_ref().ok_or_else(|| Error::invalid("sample_training_latents", "sample first"))?;
         let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
         // Δ̃ᵀ [t, n] = [Δᵀ; W D Ω̄]: Γ̃'s last n columns without the identity, divided by D W

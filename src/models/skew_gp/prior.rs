@@ -75,7 +75,7 @@ impl<K: Kernel> SkewGp<K> {
     }
 
     /// A copy with other phases (same kernel, `R`, `γ`).
-    pub fn with_phases(&self, phases: &[f64]) -> Result<Self> {
+    pub(crate) fn with_phases(&self, phases: &[f64]) -> Result<Self> {
         if phases.len() != self.latent_dim() || phases.iter().any(|l| *l != 1.0 && *l != -1.0) {
             return Err(Error::invalid("phases", format!("need {} values ±1, got {phases:?}", self.latent_dim())));
         }
@@ -100,7 +100,7 @@ impl<K: Kernel> SkewGp<K> {
     }
 
     /// `K(x, x) + jitter·I` `[m, m]`.
-    pub fn k_self(&self, x: Tensor<2>) -> Tensor<2> {
+    pub(crate) fn k_self(&self, x: Tensor<2>) -> Tensor<2> {
         let m = x.dims()[0];
         let eye = Tensor::<2>::eye(m, &x.device()).mul_scalar(self.jitter);
         self.kernel.k(x.clone(), x) + eye
@@ -121,7 +121,7 @@ impl<K: Kernel> SkewGp<K> {
     }
 
     /// `Γ = L K̄(R, R) L` `[s, s]` (with the nugget, so unit diagonal); `None` when `s = 0`.
-    pub fn latent_cov(&self) -> Option<Tensor<2>> {
+    pub(crate) fn latent_cov(&self) -> Option<Tensor<2>> {
         let r = self.pseudo_points.as_ref()?.val();
         let device = r.device();
         let d = self.scale(r.clone());
@@ -133,7 +133,7 @@ impl<K: Kernel> SkewGp<K> {
     /// `ln Φ_s(γ; Γ)` `[1]` (differentiable): `0` for `s = 0`, `ln Φ(γ₁/√Γ₁₁)` for `s = 1`, the
     /// deterministic bivariate CDF for `s = 2`, Genz with `points` (dimension `≥ s − 1`) above;
     /// `device` is where the `s = 0` zero lives.
-    pub fn log_latent_normaliser(&self, points: &QmcPoints, device: &Device) -> Result<Tensor<1>> {
+    pub(crate) fn log_latent_normaliser(&self, points: &QmcPoints, device: &Device) -> Result<Tensor<1>> {
         let (Some(gamma), Some(cov)) = (self.gamma.as_ref(), self.latent_cov()) else {
             return Ok(Tensor::zeros([1], device));
         };
@@ -158,7 +158,7 @@ impl<K: Kernel> SkewGp<K> {
     /// W_BK_BBW_B + I]]` `[b, s + size, s + size]` (differentiable). Blocks shorter than `size`
     /// are padded with independent dummy variables (limit 40, unit variance), which contribute
     /// `ln Φ(40) = 0` to the CDF.
-    pub fn block_systems(
+    pub(crate) fn block_systems(
         &self,
         x: &Tensor<2>,
         w: &[f64],

@@ -6,14 +6,21 @@
 //! spec's collapsed objective (E3), closed-form in the marginal means and variances, so it trains by
 //! autodiff + Adam on minibatches like any SVGP. The binary Bayesian SVM uses [`BinaryHinge`], and
 //! [`OneVsRestBsvm`] combines C of them (the paper's competitor).
+mod config;
+mod natural;
+mod updates;
+
+pub use config::BayesianSvmConfig;
+pub use natural::HingeNaturalGradient;
+
 use burn::module::Module;
 use burn::tensor::Tensor;
 
-use super::{ClassPredictive, Svgp};
 use crate::error::{Error, Result};
 use crate::inducing::InducingPoints;
 use crate::kernels::{Kernel, Rbf};
 use crate::likelihoods::{one_hot, BinaryHinge, MultiClassHinge};
+use crate::models::{ClassPredictive, Svgp};
 use crate::tensors::{matrix, to_vec};
 use crate::train::{fit, History, TrainConfig};
 
@@ -49,7 +56,7 @@ impl<K: Kernel> BinaryBsvm<K> {
 }
 
 /// Checks `2 ≤ C` and every label `< C`; returns the number of labels.
-pub fn check_labels(labels: &[usize], num_classes: usize) -> Result<usize> {
+pub(crate) fn check_labels(labels: &[usize], num_classes: usize) -> Result<usize> {
     if num_classes < 2 {
         return Err(Error::invalid("num_classes", format!("need at least 2 classes, got {num_classes}")));
     }

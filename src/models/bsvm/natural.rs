@@ -9,13 +9,13 @@
 use burn::module::Param;
 use burn::tensor::Tensor;
 
-use super::bsvm::BayesianSvm;
-use super::bsvm_updates::class_weights;
-use super::checks::{check_inputs, check_targets};
+use super::updates::class_weights;
+use super::BayesianSvm;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::likelihoods::MultiClassHinge;
 use crate::linalg::{cholesky, tri_inverse};
+use crate::models::checks::{check_inputs, check_targets};
 
 /// The natural parameters of `q(u)` and the step-size schedule `ρ_τ = clamp((τ + 1)^{−κ}, ρ_min, ρ_max)`.
 #[derive(Clone, Debug)]
@@ -45,7 +45,7 @@ impl HingeNaturalGradient {
     }
 
     /// The step size of the next update.
-    pub fn step_size(&self) -> f64 {
+    pub(crate) fn step_size(&self) -> f64 {
         ((self.step + 1) as f64).powf(-self.decay).clamp(self.min_step, self.max_step.max(self.min_step))
     }
 

@@ -2,24 +2,15 @@
 use burn::config::Config;
 use burn::tensor::Device;
 
-use super::bsvm::{check_labels, BayesianSvm, OneVsRestBsvm};
-use super::placement::{jitter_or_default, rbf_and_inducing};
-use super::SvgpConfig;
-use crate::inducing::InducingPoints;
+use super::{check_labels, BayesianSvm, OneVsRestBsvm};
+use crate::inducing::{InducingInit, InducingPoints};
 use crate::kernels::Rbf;
 use crate::likelihoods::{BinaryHinge, MultiClassHinge};
+use crate::models::placement::{jitter_or_default, rbf_and_inducing};
+use crate::models::SvgpConfig;
 
 /// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
 type GpResult<T> = crate::error::Result<T>;
-
-/// How inducing inputs are placed at initialisation.
-#[derive(Config, Debug, Copy, PartialEq, Eq)]
-pub enum InducingInit {
-    /// A seeded random subset of the training inputs.
-    Subset,
-    /// k-means++ then Lloyd iterations on the training inputs.
-    KMeans,
-}
 
 /// Settings of a Bayesian SVM with an ARD RBF kernel; defaults follow the spec (§5).
 #[derive(Config, Debug)]

@@ -1,7 +1,7 @@
-//! Saving and loading every model (`burn_gp::saved`): a model loaded from its file predicts
-//! exactly (bit for bit) what it predicted before saving, without the training data or a
-//! placeholder model; files of another model type, damaged files and missing files are typed
-//! errors.
+//! One lifecycle for every model: built from its config, trained by `fit`, queried by `predict`,
+//! saved and loaded (`burn_gp::saved`). A model loaded from its file predicts exactly (bit for
+//! bit) what it predicted before saving, without the training data or a placeholder model; files
+//! of another model type, damaged files and missing files are typed errors.
 mod common;
 use burn::module::Module;
 use burn::nn::{Linear, LinearConfig};
@@ -302,4 +302,27 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     assert_eq!(to_vec(odvff.predict_f(test.clone()).unwrap().0), to_vec(loaded.predict_f(test).unwrap().0));
     assert!(matches!(Odvgp::<Rbf, Gaussian>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
     let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn full_batch_regression_models_fit_their_marginal_likelihood_bounds() {
+    use burn_gp::models::{ExactGpr, Sgpr};
+    let ad = base().autodiff();
+    let (x, _) = blobs(40, 7);
+    let y: Vec<f64> = x.chunks(2).map(|r| (1.5 * r[0]).sin() + 0.1 * r[1]).collect();
+    let (xt, yt) = (matrix(x.clone(), 40, 2, &ad).unwrap(), matrix(y, 40, 1, &ad).unwrap());
+    let config = TrainConfig { epochs: 60, lr: 0.05, progress: false, ..Default::default() };
+    let kernel = || Rbf::new(&[3.0, 3.0], 0.3, &ad).unwrap();
+    let gpr = ExactGpr::new(kernel(), Gaussian::new(1.0, &ad).unwrap(), xt.clone(), yt.clone()).unwrap();
+    let before = gpr.log_marginal_likelihood().unwrap().into_scalar::<f64>();
+    let (gpr, history) = gpr.fit(&config).unwrap();
+    let after = gpr.log_marginal_likelihood().unwrap().into_scalar::<f64>();
+    assert!(after > before + 5.0, "log p(y): {before} → {after}");
+    assert!((history.records.last().unwrap().objective + after / 40.0).abs() < 0.05);
+    let z = InducingPoints::new(&x[..12], 6, 2, &ad).unwrap();
+    let sgpr = Sgpr::new(kernel(), z, Gaussian::new(1.0, &ad).unwrap(), xt, yt, 1e-6).unwrap();
+    let before = sgpr.elbo().unwrap().into_scalar::<f64>();
+    let (sgpr, _) = sgpr.fit(&config).unwrap();
+    let after = sgpr.elbo().unwrap().into_scalar::<f64>();
+    assert!(after > before + 5.0, "ELBO: {before} → {after}");
 }

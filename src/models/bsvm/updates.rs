@@ -17,13 +17,13 @@
 use burn::module::Param;
 use burn::tensor::{Int, Tensor};
 
-use super::bsvm::BayesianSvm;
-use super::checks::{check_inputs, check_targets};
+use super::BayesianSvm;
 use crate::error::{Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
 use crate::likelihoods::MultiClassHinge;
 use crate::linalg::{cholesky, cholesky_solve, solve_triangular, tri_inverse, Triangle};
+use crate::models::checks::{check_inputs, check_targets};
 
 impl<K: Kernel> BayesianSvm<K> {
     /// `sweeps` Gauss–Seidel sweeps of the closed-form `q(u_j)` updates over all classes on the
