@@ -79,7 +79,7 @@ fn run(args: &Args) -> Result<()> {
     let test = load_mnist(&root, MnistVariant::Digits, Subset::Test)?;
     let test_size = if args.hybrid.test_size > 0 { args.hybrid.test_size } else { 2000 };
     let test = test.subset(0..test_size.min(test.n))?;
-    let net = match args.model.as_ref().or(args.hybrid.load.as_ref()) {
+    let net = match args.model.as_ref().or(args.hybrid.file.load.as_ref()) {
         Some(path) => HybridNet::<MnistTrunk>::load(path, &devices.train)?,
         None => {
             let train = load_mnist(&root, MnistVariant::Digits, Subset::Train)?;

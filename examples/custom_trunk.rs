@@ -32,8 +32,11 @@ use burn_gp::data::{
     data_root, load_breast_cancer, load_digits, load_iris, load_pmlb_classification, load_uci, load_wine,
     stratified_split, ClassTable, Standardiser, Table, TargetStandardiser,
 };
+use burn_gp::kernels::Rbf;
 use burn_gp::models::GaussianPredictive;
-use burn_gp::nets::{fit_hybrid, GpHeadConfig, GpRegressionNet, HybridConfig, HybridNet, Trunk};
+use burn_gp::nets::{
+    fit_hybrid, GpHeadConfig, GpRegressionNet, HeadLikelihood, HybridConfig, HybridNet, TrainingSet, Trunk,
+};
 use burn_gp::saved::{Blueprint, SavedModel, Spec};
 use burn_gp::tensors::matrix;
 use burn_gp::Result;
@@ -116,12 +119,10 @@ struct Args {
     /// Inducing points of the head.
     #[arg(long, default_value_t = 64)]
     m: usize,
-    /// Save the trained network with its head to this file.
-    #[arg(long)]
-    save: Option<std::path::PathBuf>,
-    /// Load a network saved by `--save` (same task, data set and seed) and only evaluate it.
-    #[arg(long)]
-    load: Option<std::path::PathBuf>,
+    /// Model file: --save FILE (the trained network with its head), --load FILE (evaluate only;
+    /// same task, data set and seed).
+    #[command(flatten)]
+    file: common::ModelFileOptions,
     /// Shared options: batch, epochs, lr, seed, data, device, precision, csv, json, no-progress.
     #[command(flatten)]
     run: RunOptions,
@@ -174,21 +175,7 @@ fn classify(args: &Args, devices: &Devices) -> Result<()> {
 
     let head = GpHeadConfig::new(set.num_classes()).with_num_inducing(args.m.min(train.table.n));
     let recipe = HybridConfig::new(head.with_seed(args.run.seed));
-    let start = Instant::now();
-    let net = match &args.load {
-        Some(path) => HybridNet::<Mlp>::load(path, &devices.base)?,
-        None => {
-            let mlp = Mlp::new(d, args.hidden, args.features, &devices.train);
-            let net = recipe.init(mlp, &train, &devices.train)?;
-            let (net, history) = fit_hybrid(net, &train, &recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
-            args.run.write_curve(&history)?;
-            net.valid()
-        }
-    };
-    let train_s = start.elapsed().as_secs_f64();
-    if let Some(path) = &args.save {
-        net.save(path)?;
-    }
+    let (net, train_s): (HybridNet<Mlp>, f64) = trained(args, devices, &recipe, &train, d)?;
 
     let x_test = matrix(test.table.x.clone(), test.table.n, d, &devices.base)?;
     let pred = net.predict(x_test)?;
@@ -209,27 +196,43 @@ fn regress(args: &Args, devices: &Devices) -> Result<()> {
 
     let head = GpHeadConfig::new(1).with_num_inducing(args.m.min(train.n)).with_seed(args.run.seed);
     let recipe = HybridConfig::new(head).with_natural_step(0.0);
-    let start = Instant::now();
-    let net = match &args.load {
-        Some(path) => GpRegressionNet::<Mlp>::load(path, &devices.base)?,
-        None => {
-            let mlp = Mlp::new(d, args.hidden, args.features, &devices.train);
-            let net = recipe.init_regression(mlp, &train, &devices.train)?;
-            let (net, history) = fit_hybrid(net, &train, &recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
-            args.run.write_curve(&history)?;
-            net.valid()
-        }
-    };
-    let train_s = start.elapsed().as_secs_f64();
-    if let Some(path) = &args.save {
-        net.save(path)?;
-    }
+    let (net, train_s): (GpRegressionNet<Mlp>, f64) = trained(args, devices, &recipe, &train, d)?;
 
     let x_test = matrix(test.x.clone(), test.n, d, &devices.base)?;
     let pred = predict_in_units(&net, x_test, &ys)?;
     let (rmse, test_ll) = (pred.rmse(&test.y)?, pred.mean_log_density(&test.y)?);
     report(args, &dataset, (train.n, test.n), train_s, [("rmse", rmse), ("test_ll", test_ll)]);
     Ok(())
+}
+
+/// The MLP with a GP head of likelihood `L`: loaded by `--load`, else trained on `train` by
+/// `recipe`; saved by `--save`. Also returns the seconds it took.
+fn trained<L, S>(
+    args: &Args,
+    devices: &Devices,
+    recipe: &HybridConfig,
+    train: &S,
+    d: usize,
+) -> Result<(HybridNet<Mlp, Rbf, L>, f64)>
+where
+    L: HeadLikelihood + Blueprint,
+    S: TrainingSet<Input = Tensor<2>>,
+{
+    let start = Instant::now();
+    let net = match &args.file.load {
+        Some(path) => HybridNet::load(path, &devices.base)?,
+        None => {
+            let mlp = Mlp::new(d, args.hidden, args.features, &devices.train);
+            let net = recipe.init_with(mlp, train, &devices.train)?;
+            let (net, history) = fit_hybrid(net, train, recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
+            args.run.write_curve(&history)?;
+            net.valid()
+        }
+    };
+    if let Some(path) = &args.file.save {
+        net.save(path)?;
+    }
+    Ok((net, start.elapsed().as_secs_f64()))
 }
 
 /// The regression head's predictive in the targets' original units.

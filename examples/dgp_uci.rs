@@ -67,12 +67,10 @@ struct Args {
     /// One set of kernel hyperparameters per layer (the authors' code) instead of per function (the paper).
     #[arg(long)]
     shared_hypers: bool,
-    /// Save each trained model to this file (`FILE-<set>-split<k>.ext` when several runs).
-    #[arg(long)]
-    save: Option<std::path::PathBuf>,
-    /// Load the models saved by `--save` (same sets, splits and seed) and only evaluate them.
-    #[arg(long)]
-    load: Option<std::path::PathBuf>,
+    /// Model files: --save FILE, --load FILE (evaluate only); `FILE-<set>-split<k>.ext` when
+    /// several sets or splits run.
+    #[command(flatten)]
+    file: common::ModelFileOptions,
     /// Shared options: batch, epochs (0 = from --steps), lr, seed, data, device, csv, json, no-progress.
     #[command(flatten)]
     run: common::RunOptions,
@@ -464,7 +462,7 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         let ll = burn_gp::metrics::gaussian_log_likelihood(&mu, &s2, &y_test)?;
         Ok(vec![("rmse".to_string(), rmse), ("test_ll".to_string(), ll)])
     };
-    if let Some(path) = &args.load {
+    if let Some(path) = &args.file.load {
         let model = DeepGp::load(model_path(path, name, split, single), &base)?;
         let metrics = evaluate(&model, epochs)?;
         return Ok(SplitResult {
@@ -482,7 +480,7 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         }
         None => model.fit_evaluated(&xt, &yt, &train_config, evaluate)?,
     };
-    if let Some(path) = &args.save {
+    if let Some(path) = &args.file.save {
         model.valid().save(model_path(path, name, split, single))?;
     }
     match &args.run.csv {

@@ -36,12 +36,9 @@ struct Args {
     /// Number of inducing points.
     #[arg(long, default_value_t = 128)]
     m: usize,
-    /// Save the trained model to this file.
-    #[arg(long)]
-    save: Option<std::path::PathBuf>,
-    /// Load a model saved by `--save` (same set and split) and only evaluate it.
-    #[arg(long)]
-    load: Option<std::path::PathBuf>,
+    /// Model file: --save FILE, --load FILE (evaluate only).
+    #[command(flatten)]
+    file: common::ModelFileOptions,
     /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress.
     #[command(flatten)]
     run: common::RunOptions,
@@ -84,7 +81,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
         Ok(vec![("rmse".to_string(), rmse), ("test_ll".to_string(), ll)])
     };
     let t0 = Instant::now();
-    let (model, history) = match &args.load {
+    let (model, history) = match &args.file.load {
         Some(path) => (Svgp::<Rbf, InducingPoints, Gaussian>::load(path, &base)?, History::default()),
         None => {
             let (model, history) = fit(model, n, &config, |m, idx| m.minibatch_loss(&xt, &yt, idx), evaluate)?;
@@ -93,7 +90,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
     };
     let total_s = t0.elapsed().as_secs_f64();
     args.run.write_curve(&history)?;
-    if let Some(path) = &args.save {
+    if let Some(path) = &args.file.save {
         model.save(path)?;
     }
     let (rmse, test_ll) = match (history.last_metric("rmse"), history.last_metric("test_ll")) {

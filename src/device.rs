@@ -44,7 +44,7 @@ impl Precision {
 }
 
 /// Names of the backends compiled into this build, in order of preference.
-pub(crate) fn compiled_backends() -> Vec<&'static str> {
+pub fn compiled_backends() -> Vec<&'static str> {
     let mut v = Vec::new();
     if cfg!(feature = "cuda") {
         v.push("cuda");
@@ -62,7 +62,7 @@ pub(crate) fn compiled_backends() -> Vec<&'static str> {
 }
 
 /// The precision burn-gp uses by default on the named backend (f64 on CPU, f32 on GPU).
-pub(crate) fn precision_of(backend: &str) -> Precision {
+pub fn precision_of(backend: &str) -> Precision {
     match backend {
         "flex" | "ndarray" | "cpu" => Precision::F64,
         _ => Precision::F32,

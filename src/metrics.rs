@@ -3,7 +3,7 @@
 //! calibration error, ROC-AUC).
 //!
 //! Class probabilities are row-major `n × k` (`probs[i * k + c] = p(y_i = c)`); each row must be
-//! non-negative and sum to 1 within [`PROB_SUM_TOL`]. Every metric returns a [`Result`]: length
+//! non-negative and sum to 1 within `PROB_SUM_TOL`. Every metric returns a [`Result`]: length
 //! mismatches are [`Error::ShapeMismatch`], empty inputs [`Error::Empty`], NaN/Inf
 //! [`Error::NonFinite`], labels `≥ k` [`Error::LabelOutOfRange`].
 use crate::data::check_labels;

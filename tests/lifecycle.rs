@@ -4,7 +4,6 @@
 //! of another model type, damaged files and missing files are typed errors.
 mod common;
 use burn::module::Module;
-use burn::nn::{Linear, LinearConfig};
 use burn::tensor::{Device, Tensor};
 use burn_gp::data::{ClassTable, Table};
 use burn_gp::inducing::InducingPoints;
@@ -14,11 +13,12 @@ use burn_gp::models::ep::EpConfig;
 use burn_gp::models::{
     BayesianSvm, BayesianSvmConfig, DeepGp, DeepGpConfig, EpFit, EpGpClassifier, OneVsRestBsvm, Svgp, SvgpConfig,
 };
-use burn_gp::nets::{fit_hybrid, HybridConfig, HybridNet, MnistTrunk, MnistTrunkConfig, Trunk};
-use burn_gp::saved::{Blueprint, SavedModel, Spec};
+use burn_gp::nets::{fit_hybrid, HybridConfig, HybridNet, MnistTrunk, MnistTrunkConfig};
+use burn_gp::saved::SavedModel;
 use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::TrainConfig;
 use burn_gp::Error;
+use common::mlp::Mlp;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
@@ -108,40 +108,6 @@ fn sparse_variational_models_load_and_predict_bit_for_bit() {
     assert_eq!(ovr.predict(xt.clone()).unwrap().mean, loaded.predict(xt).unwrap().mean);
     for p in [path, cut] {
         let _ = std::fs::remove_file(p);
-    }
-}
-
-/// A user's MLP trunk, made saveable by describing its widths.
-#[derive(Module, Debug)]
-struct Mlp {
-    hidden: Linear,
-    out: Linear,
-}
-
-impl Mlp {
-    fn new(d: usize, h: usize, f: usize, dev: &Device) -> Self {
-        Self { hidden: LinearConfig::new(d, h).init(dev), out: LinearConfig::new(h, f).init(dev) }
-    }
-}
-
-impl Trunk for Mlp {
-    type Input = Tensor<2>;
-    fn out_dim(&self) -> usize {
-        self.out.weight.dims()[1]
-    }
-    fn features(&self, x: Tensor<2>) -> Tensor<2> {
-        self.out.forward(burn::tensor::activation::relu(self.hidden.forward(x)))
-    }
-}
-
-impl Blueprint for Mlp {
-    fn describe(&self) -> Spec {
-        let [d, h] = self.hidden.weight.dims();
-        Spec::new("Mlp").sizes(&[d, h, self.out_dim()])
-    }
-    fn rebuild(spec: &Spec, device: &Device) -> burn_gp::Result<Self> {
-        spec.expect("Mlp", Some(3), Some(0), Some(0))?;
-        Ok(Self::new(spec.sizes[0], spec.sizes[1], spec.sizes[2], device))
     }
 }
 

@@ -100,12 +100,10 @@ pub struct HybridOptions {
     /// Monte Carlo samples for the variation ratio.
     #[arg(long, default_value_t = 100)]
     pub vr_samples: usize,
-    /// Save the trained hybrid network (description and weights, `burn_gp::saved`) to this file.
-    #[arg(long)]
-    pub save: Option<PathBuf>,
-    /// Load a hybrid saved by `--save` and only evaluate it (no training, no softmax baseline).
-    #[arg(long)]
-    pub load: Option<PathBuf>,
+    /// Model file: --save FILE (the trained hybrid), --load FILE (evaluate a saved hybrid only:
+    /// no training, no softmax baseline).
+    #[command(flatten)]
+    pub file: super::common::ModelFileOptions,
     /// Step size ρ of the natural-gradient updates of the head's q(u) after every Adam step
     /// (0 = train q(u) by Adam too, as the paper does).
     #[arg(long, default_value_t = 0.02)]
@@ -352,7 +350,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(
         run.lr
     );
     let t0 = Instant::now();
-    let (hybrid, epoch_s) = match &opts.load {
+    let (hybrid, epoch_s) = match &opts.file.load {
         Some(path) => (HybridNet::<T>::load(path, &devices.base)?, f64::NAN),
         None => {
             let (hybrid, history) = train_hybrid(make_trunk(&devices.train), &train, &test, opts, run, &devices)?;
@@ -364,10 +362,10 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(
     let mut h = hybrid_scores(&pred, &test, opts.vr_samples, run.seed)?;
     h.epoch_s = epoch_s;
     eprintln!("hybrid ready and evaluated in {:.1}s", t0.elapsed().as_secs_f64());
-    if let Some(path) = &opts.save {
+    if let Some(path) = &opts.file.save {
         hybrid.save(path)?;
     }
-    let soft = if opts.no_softmax || opts.load.is_some() {
+    let soft = if opts.no_softmax || opts.file.load.is_some() {
         None
     } else {
         let (net, history) = train_softmax(make_trunk(&devices.train), &train, &test, run, &devices)?;

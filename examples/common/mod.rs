@@ -54,6 +54,18 @@ pub struct RunOptions {
     pub no_progress: bool,
 }
 
+/// `--save FILE` / `--load FILE` of the examples that keep their trained model
+/// (`burn_gp::saved`).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct ModelFileOptions {
+    /// Save the trained model (description and weights) to this file.
+    #[arg(long)]
+    pub save: Option<PathBuf>,
+    /// Load a model saved by --save (run with the same data options) and only evaluate it.
+    #[arg(long)]
+    pub load: Option<PathBuf>,
+}
+
 /// The `--optimizer` choices.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OptimizerArg {

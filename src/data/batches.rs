@@ -34,7 +34,7 @@ impl MiniBatches {
     }
 
     /// Batches per epoch, `⌈n / batch_size⌉`.
-    pub(crate) fn batches_per_epoch(&self) -> usize {
+    pub fn batches_per_epoch(&self) -> usize {
         self.n.div_ceil(self.batch_size)
     }
 
@@ -44,7 +44,7 @@ impl MiniBatches {
     }
 
     /// The next batch, starting a new epoch (with a new permutation) when the current one is done.
-    pub(crate) fn next_batch(&mut self) -> Vec<usize> {
+    pub fn next_batch(&mut self) -> Vec<usize> {
         if self.pos >= self.n {
             self.order = permutation(self.n, &mut self.rng);
             self.pos = 0;
@@ -58,7 +58,7 @@ impl MiniBatches {
 
     /// The batches remaining in the current epoch: all of a new epoch when called at an epoch
     /// boundary (the usual case), so repeated calls give one epoch each.
-    pub(crate) fn next_epoch(&mut self) -> Vec<Vec<usize>> {
+    pub fn next_epoch(&mut self) -> Vec<Vec<usize>> {
         let mut batches = vec![self.next_batch()];
         while self.pos < self.n {
             batches.push(self.next_batch());

@@ -5,10 +5,10 @@ use super::io::{bad_format, read_bytes};
 use crate::error::Result;
 
 /// Magic number of an IDX file of unsigned-byte images (`0x00000803`: ubyte, 3 dimensions).
-pub(crate) const IDX_IMAGES_MAGIC: u32 = 2051;
+pub const IDX_IMAGES_MAGIC: u32 = 2051;
 
 /// Magic number of an IDX file of unsigned-byte labels (`0x00000801`: ubyte, 1 dimension).
-pub(crate) const IDX_LABELS_MAGIC: u32 = 2049;
+pub const IDX_LABELS_MAGIC: u32 = 2049;
 
 /// Greyscale images read from an IDX file, row-major `n × height × width`.
 #[derive(Debug, Clone, PartialEq)]
@@ -25,13 +25,13 @@ pub struct IdxImages {
 
 /// Reads an IDX image file (`.gz` is decompressed); wrong magic or a payload whose length does
 /// not match the header is [`Error::BadFormat`](crate::error::Error::BadFormat).
-pub(crate) fn load_idx_images(path: &Path) -> Result<IdxImages> {
+pub fn load_idx_images(path: &Path) -> Result<IdxImages> {
     let (dims, pixels) = read_idx(path, IDX_IMAGES_MAGIC, "IDX unsigned-byte images")?;
     Ok(IdxImages { pixels, n: dims[0], height: dims[1], width: dims[2] })
 }
 
 /// Reads an IDX label file (`.gz` is decompressed); errors as for [`load_idx_images`].
-pub(crate) fn load_idx_labels(path: &Path) -> Result<Vec<u8>> {
+pub fn load_idx_labels(path: &Path) -> Result<Vec<u8>> {
     Ok(read_idx(path, IDX_LABELS_MAGIC, "IDX unsigned-byte labels")?.1)
 }
 

@@ -58,7 +58,7 @@ impl ImageSet {
     }
 
     /// Values per image, `channels · height · width`.
-    pub(crate) fn pixels_per_image(&self) -> usize {
+    pub fn pixels_per_image(&self) -> usize {
         self.channels * self.height * self.width
     }
 

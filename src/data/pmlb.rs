@@ -53,7 +53,7 @@ pub fn pmlb_path(root: &Path, name: &str) -> Result<PathBuf> {
 
 /// Reads a PMLB-format file (tab-separated, header row, one column named `target`, which may
 /// be anywhere); `.gz` is decompressed.
-pub(crate) fn read_pmlb_tsv(path: &Path) -> Result<PmlbFrame> {
+pub fn read_pmlb_tsv(path: &Path) -> Result<PmlbFrame> {
     let text = read_text(path)?;
     let header: Vec<&str> = text.lines().next().map(|l| Sep::Char('\t').fields(l)).unwrap_or_default();
     let target_cols: Vec<usize> = (0..header.len()).filter(|&j| header[j] == TARGET).collect();

@@ -5,10 +5,10 @@ use std::path::{Path, PathBuf};
 use crate::error::{Error, Result};
 
 /// Environment variable that names the data directory.
-pub(crate) const DATA_ENV: &str = "BURN_GP_DATA";
+pub const DATA_ENV: &str = "BURN_GP_DATA";
 
 /// How to point burn-gp at a data directory; appended to every missing-file hint.
-pub(crate) const DATA_DIR_HINT: &str = "pass --data DIR or set BURN_GP_DATA=DIR";
+pub const DATA_DIR_HINT: &str = "pass --data DIR or set BURN_GP_DATA=DIR";
 
 /// The data directory: `explicit` (a `--data DIR` value), else `$BURN_GP_DATA`, else the first
 /// existing one of `./../shared/data` and `<crate source>/../shared/data`.
@@ -20,7 +20,7 @@ pub fn data_root(explicit: Option<&Path>) -> Result<PathBuf> {
 }
 
 /// The default data directories, in the order [`data_root`] tries them.
-pub(crate) fn default_roots() -> Vec<PathBuf> {
+pub fn default_roots() -> Vec<PathBuf> {
     let relative = Path::new("..").join("shared").join("data");
     let mut roots = vec![match std::env::current_dir() {
         Ok(cwd) => cwd.join(&relative),
@@ -72,7 +72,7 @@ pub(crate) fn require_file(path: &Path, source: &str) -> Result<PathBuf> {
     }
 }
 
-/// `dir` if it is an existing directory, else a [`Error::MissingFile`] as in [`require_file`].
+/// `dir` if it is an existing directory, else a [`Error::MissingFile`] as in `require_file`.
 pub fn require_dir(dir: &Path, source: &str) -> Result<PathBuf> {
     if dir.is_dir() {
         Ok(dir.to_path_buf())

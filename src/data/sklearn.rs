@@ -9,7 +9,7 @@ use super::text::{parse_matrix, whole_label, Matrix, Sep};
 use crate::error::Result;
 
 /// The folder under the data root that holds the scikit-learn sets.
-pub(crate) const SKLEARN_FOLDER: &str = "sklearn";
+pub const SKLEARN_FOLDER: &str = "sklearn";
 
 /// Where the files can be obtained.
 const SOURCE: &str = "scikit-learn ships these files in sklearn/datasets/data/ of its wheel \

@@ -9,7 +9,7 @@ use super::text::{parse_index_list, parse_matrix, Sep};
 use crate::error::{Error, Result};
 
 /// The folder under the data root that holds the UCI sets.
-pub(crate) const UCI_FOLDER: &str = "uci_regression";
+pub const UCI_FOLDER: &str = "uci_regression";
 
 /// The UCI regression sets distributed with the standard splits.
 pub const UCI_DATASETS: [&str; 9] = [
@@ -82,7 +82,7 @@ pub fn uci_num_splits(root: &Path, name: &str) -> Result<usize> {
 
 /// The whole of UCI set `name` (every row of `data.txt`, the columns named by
 /// `index_features.txt` as features and by `index_target.txt` as target).
-pub(crate) fn load_uci_table(root: &Path, name: &str) -> Result<Table> {
+pub fn load_uci_table(root: &Path, name: &str) -> Result<Table> {
     let dir = dataset_dir(root, name)?;
     let data_path = require_file(&dir.join("data.txt"), SOURCE)?;
     let data = parse_matrix(&data_path, &read_text(&data_path)?, Sep::Whitespace, 0)?;

@@ -95,7 +95,7 @@ pub(crate) fn cholesky_lower(a: &[f64], n: usize) -> Option<Mat<f64>> {
 /// Cholesky of a batch of n×n matrices with a jitter retry ladder.
 ///
 /// Each matrix is first factorised as given; on failure `j·mean(diag)` is added to its diagonal
-/// for `j` in [`JITTER_LADDER`] until one succeeds. Returns the factors (row-major, batch-major)
+/// for `j` in `JITTER_LADDER` until one succeeds. Returns the factors (row-major, batch-major)
 /// and the jitter added to each matrix.
 pub fn cholesky_batch(a: &[f64], batch: usize, n: usize) -> Result<(Vec<f64>, Vec<f64>)> {
     if let Some(index) = a.iter().position(|v| !v.is_finite()) {

@@ -121,7 +121,7 @@ pub trait GpLinalgOps: Backend {
     }
 
     /// `out[g, b, p] = Σ_{m, m'} exp(u_gbm · v_gbm') w[g, p, m, m']` for `u`, `v` `[G, B, M, K]` and
-    /// `w` `[G, P, M, M]` (see [`super::exp_bilinear`]); on the host in f64 for every backend, since
+    /// `w` `[G, P, M, M]` (see `super::exp_bilinear`); on the host in f64 for every backend, since
     /// only the small factors and the `[G, B, P]` result cross to the device.
     fn exp_bilinear_contract(u: FloatTensor<Self>, v: FloatTensor<Self>, w: FloatTensor<Self>) -> FloatTensor<Self> {
         let device = u.device();

@@ -82,7 +82,7 @@ impl ClassPredictive {
     }
     /// How often each class is the arg-max of `samples` joint draws `f ~ Π_c N(f̄_c, s²_c)`:
     /// counts `[n, C]` (seeded, reproducible).
-    pub(crate) fn sampled_argmax_counts(&self, samples: usize, seed: u64) -> Vec<usize> {
+    pub fn sampled_argmax_counts(&self, samples: usize, seed: u64) -> Vec<usize> {
         let mut rng = StdRng::seed_from_u64(seed);
         let c = self.classes;
         let mut counts = vec![0usize; self.n * c];

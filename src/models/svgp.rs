@@ -93,11 +93,11 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         self.inducing.num_inducing()
     }
     /// Number of latent GPs P.
-    pub(crate) fn num_latent(&self) -> usize {
+    pub fn num_latent(&self) -> usize {
         self.q_mu.val().dims()[0]
     }
     /// `L_q` with its upper triangle zeroed: `[P, M, M]`.
-    pub(crate) fn q_sqrt_lower(&self) -> Tensor<3> {
+    pub fn q_sqrt_lower(&self) -> Tensor<3> {
         self.q_sqrt.val().tril(0)
     }
     /// `L_uu = chol(K_uu + jitter I)`.

@@ -225,7 +225,7 @@ pub(crate) const NEGLIGIBLE_SD: f64 = 37.0;
 
 /// The variables of `Φ_d(a; Σ)` that matter, grouped into mutually independent sets (connected
 /// components of the non-zero pattern of `Σ`), each sorted; variables with
-/// `a_i ≥ 37 √Σ_ii` are left out (see [`NEGLIGIBLE_SD`]). `Φ_d` is the product over the groups.
+/// `a_i ≥ 37 √Σ_ii` are left out (see `NEGLIGIBLE_SD`). `Φ_d` is the product over the groups.
 pub fn independent_groups(a: &[f64], cov: &[f64]) -> Vec<Vec<usize>> {
     let d = a.len();
     let keep: Vec<bool> = (0..d).map(|i| a[i] < NEGLIGIBLE_SD * cov[i * d + i].sqrt()).collect();

@@ -57,7 +57,7 @@ impl Cifar10Trunk {
         self.conv1.weight.dims()[0]
     }
     /// Shape `[C, H, W]` of one input image.
-    pub(crate) fn input_shape(&self) -> [usize; 3] {
+    pub fn input_shape(&self) -> [usize; 3] {
         [3, 32, 32]
     }
 }

@@ -99,7 +99,7 @@ impl HybridConfig {
     /// `init_samples` evenly spaced training examples (at most all of them) set the normaliser's
     /// running statistics, the lengthscales and the inducing points. `device` is the training
     /// (autodiff) device.
-    pub(crate) fn init_with<T, S, L>(&self, trunk: T, train: &S, device: &Device) -> GpResult<HybridNet<T, Rbf, L>>
+    pub fn init_with<T, S, L>(&self, trunk: T, train: &S, device: &Device) -> GpResult<HybridNet<T, Rbf, L>>
     where
         T: Trunk,
         S: TrainingSet<Input = T::Input>,

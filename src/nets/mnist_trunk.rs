@@ -59,7 +59,7 @@ impl MnistTrunkConfig {
 
 impl MnistTrunk {
     /// Shape `[C, H, W]` of one input image.
-    pub(crate) fn input_shape(&self) -> [usize; 3] {
+    pub fn input_shape(&self) -> [usize; 3] {
         self.input
     }
 }

@@ -17,7 +17,7 @@ const BRACKET_WIDTH: f64 = 1e-8;
 /// weights to full relative accuracy, the tiny outer ones included. Valid for `n ≤ 700` (beyond,
 /// the recurrence overflows at the outer nodes); the outer weights underflow to zero from
 /// `n ≈ 450`. `n = 0` gives empty vectors.
-pub(crate) fn gauss_hermite(n: usize) -> (Vec<f64>, Vec<f64>) {
+pub fn gauss_hermite(n: usize) -> (Vec<f64>, Vec<f64>) {
     let half = n.div_ceil(2);
     // All roots of Hₙ lie in (−√(2n+1), √(2n+1)).
     let bound = ((2 * n + 1) as f64).sqrt();

@@ -25,7 +25,7 @@ pub(crate) use consts::LN_SQRT_2PI;
 pub use erf::{erf, erfc};
 pub use erfcx::erfcx;
 pub(crate) use exp_slice::{exp_in_place, madd};
-pub use gauss_hermite::gauss_hermite_normal;
+pub use gauss_hermite::{gauss_hermite, gauss_hermite_normal};
 pub use log_ndtr::{inv_mills, log_ndtr};
 pub use log_sum_exp::log_sum_exp;
 pub use ndtri::{ndtri, ndtri_from_log};

@@ -65,7 +65,7 @@ pub enum LrSchedule {
 
 impl TrainConfig {
     /// The learning rate of the step `at` (see [`LrSchedule`]).
-    pub(crate) fn lr_at(&self, at: StepIndex) -> f64 {
+    pub fn lr_at(&self, at: StepIndex) -> f64 {
         match self.schedule {
             LrSchedule::Constant => self.lr,
             LrSchedule::Cosine { final_fraction } => {

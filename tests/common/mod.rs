@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
+pub mod mlp;
 use burn::tensor::{Device, Tensor, TensorData};
 
 /// The default backend's device (f64 on CPU) with autodiff.

@@ -105,7 +105,7 @@ impl FourierFeatures {
     ///
     /// Errors: a count of intervals other than the kernel's dimensions
     /// ([`Error::ShapeMismatch`]); an interval that is not finite with `a < b`, `F = 0`
-    /// (no features beyond the constant), or more than [`MAX_KRONECKER_FEATURES`] tensor-product
+    /// (no features beyond the constant), or more than `MAX_KRONECKER_FEATURES` tensor-product
     /// features ([`Error::InvalidArgument`]).
     pub fn new<K: FourierKernel>(kernel: &K, intervals: &[(f64, f64)], num_freq: usize) -> Result<Self> {
         let d = kernel.num_dims();
@@ -165,7 +165,7 @@ impl FourierFeatures {
     }
 
     /// Features for training inputs `x` `[n, D]`. Without `intervals`, the default box: the data
-    /// range widened by [`interval_margins`] of the kernel's current lengthscales (≥ 3 of them on
+    /// range widened by `interval_margins` of the kernel's current lengthscales (≥ 3 of them on
     /// each side). Given `intervals` that do not contain every row of `x`, the result is a typed
     /// error ([`FourierFeatures::check_covers`]), not a silent widening: the features are exact
     /// for points outside the box, but their approximation degrades there.

@@ -45,7 +45,7 @@ impl HingeNaturalGradient {
     }
 
     /// The step size of the next update.
-    pub(crate) fn step_size(&self) -> f64 {
+    pub fn step_size(&self) -> f64 {
         ((self.step + 1) as f64).powf(-self.decay).clamp(self.min_step, self.max_step.max(self.min_step))
     }
 

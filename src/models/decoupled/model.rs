@@ -128,7 +128,7 @@ impl DecoupledGpConfig {
 
 impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
     /// Size of the covariance basis `M_β`.
-    pub(crate) fn num_beta(&self) -> usize {
+    pub fn num_beta(&self) -> usize {
         self.cov_basis.num_inducing()
     }
 
@@ -138,7 +138,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
     }
 
     /// `L_S` with its upper triangle zeroed `[M_β, M_β]`.
-    pub(crate) fn l_s_lower(&self) -> Tensor<2> {
+    pub fn l_s_lower(&self) -> Tensor<2> {
         self.l_s.val().tril(0)
     }
 

@@ -167,7 +167,7 @@ pub struct Cavity {
     pub kappa: f64,
     /// `C = ν̃/(1 − ν̃v̂)`, so that `c = v̂ + C v̂²`.
     pub cfac: f64,
-    /// False when `1 − ν̃v̂ ≤` [`CAVITY_GUARD`]: the site cannot be removed and is left as it is.
+    /// False when `1 − ν̃v̂ ≤` `CAVITY_GUARD`: the site cannot be removed and is left as it is.
     pub proper: bool,
 }
 

@@ -31,7 +31,7 @@ pub enum SkewOptimizer {
     Spsa,
 }
 
-/// Settings of [`super::fit`] and of the posterior sampler.
+/// Settings of [`SkewGpConfig::init`](Self::init), [`SkewGp::fit`](super::SkewGp::fit) and of the posterior sampler.
 #[derive(Config, Debug)]
 pub struct SkewGpConfig {
     /// Latent (skewness) dimension `s`; `0` is the exact-posterior GP probit classifier

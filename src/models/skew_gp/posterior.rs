@@ -101,7 +101,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
         &self.model
     }
     /// The training inputs `[n, p]` the posterior conditions on.
-    pub(crate) fn training_inputs(&self) -> &Tensor<2> {
+    pub fn training_inputs(&self) -> &Tensor<2> {
         &self.x
     }
     /// The training labels in `{0, 1}`.

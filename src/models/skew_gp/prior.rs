@@ -75,7 +75,7 @@ impl<K: Kernel> SkewGp<K> {
     }
 
     /// A copy with other phases (same kernel, `R`, `γ`).
-    pub(crate) fn with_phases(&self, phases: &[f64]) -> Result<Self> {
+    pub fn with_phases(&self, phases: &[f64]) -> Result<Self> {
         if phases.len() != self.latent_dim() || phases.iter().any(|l| *l != 1.0 && *l != -1.0) {
             return Err(Error::invalid("phases", format!("need {} values ±1, got {phases:?}", self.latent_dim())));
         }
