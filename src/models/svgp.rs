@@ -3,6 +3,26 @@
 //! Whitened parametrisation: `u = L_uu v`, `q(v) = N(m, S)`, `S = L_q L_qᵀ` per latent GP, with
 //! `L_uu = chol(K_uu + jitter·I)`. The minibatch ELBO is
 //! `N/|B| Σ_{i∈B} E_q[log p(yᵢ|fᵢ)] − Σ_p KL(q(v_p) ‖ N(0, I))`.
+//!
+//! ```no_run
+//! use burn::module::Module;
+//! use burn_gp::prelude::*;
+//! # fn main() -> burn_gp::Result<()> {
+//! let (n, d) = (400, 2);
+//! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
+//! let y: Vec<f64> = x.chunks(d).map(|r| (r[0] + r[1]).sin()).collect();
+//! let device = default_device()?;
+//! let train = device.clone().autodiff();
+//! let inducing = burn_gp::inducing::InducingPoints::new(&x[..32 * d], 32, d, &train)?;
+//! let noise = burn_gp::likelihoods::Gaussian::new(0.1, &train)?;
+//! let model = SvgpConfig::new(n).init(Rbf::ard(d, 1.0, 1.0, &train)?, inducing, noise, &train)?;
+//! let (xt, yt) = (matrix(x.clone(), n, d, &train)?, matrix(y.clone(), n, 1, &train)?);
+//! let (model, _history) = model.fit(&xt, &yt, &TrainConfig::new().with_epochs(200))?;
+//! let pred = model.valid().predict(matrix(x, n, d, &device)?)?; // GaussianPredictive
+//! println!("RMSE {:.3}, mean log density {:.3}", pred.rmse(&y)?, pred.mean_log_density(&y)?);
+//! # Ok(())
+//! # }
+//! ```
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor};
 use rand::rngs::StdRng;

@@ -6,6 +6,24 @@
 //! spec's collapsed objective (E3), closed-form in the marginal means and variances, so it trains by
 //! autodiff + Adam on minibatches like any SVGP. The binary Bayesian SVM uses [`BinaryHinge`], and
 //! [`OneVsRestBsvm`] combines C of them (the paper's competitor).
+//!
+//! ```no_run
+//! use burn::module::Module;
+//! use burn_gp::prelude::*;
+//! # fn main() -> burn_gp::Result<()> {
+//! let (n, d) = (400, 2);
+//! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
+//! let labels: Vec<usize> = x.chunks(d).map(|r| usize::from(r[0] > 0.0) + usize::from(r[1] > 1.0)).collect();
+//! let device = default_device()?;
+//! let train = device.clone().autodiff();
+//! let model = BayesianSvmConfig::tabular(3).with_num_inducing(16).init(&x, &labels, d, &train)?;
+//! let (model, _history) = model.fit(&matrix(x.clone(), n, d, &train)?, &labels, &TrainConfig::default())?;
+//! let pred = model.valid().predict(matrix(x, n, d, &device)?)?; // ClassPredictive
+//! let (accuracy, uncertainty) = (pred.accuracy(&labels)?, pred.variation_ratio(100, 0));
+//! # let _ = (accuracy, uncertainty);
+//! # Ok(())
+//! # }
+//! ```
 mod config;
 mod natural;
 mod updates;

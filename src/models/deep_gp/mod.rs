@@ -7,6 +7,24 @@
 //! layers with closed-form ψ-statistics. Everything is tensor code: Burn's autodiff differentiates
 //! the energy with respect to every parameter, including those of deterministic layers
 //! ([`MomentLinear`]) placed before or between GP layers.
+//!
+//! ```no_run
+//! use burn::module::Module;
+//! use burn_gp::prelude::*;
+//! # fn main() -> burn_gp::Result<()> {
+//! let (n, d) = (400, 2);
+//! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
+//! let y: Vec<f64> = x.chunks(d).map(|r| (r[0] * r[1]).sin()).collect();
+//! let device = default_device()?;
+//! let train = device.clone().autodiff();
+//! let model = DeepGpConfig::new(d).with_num_inducing(20).init(&x, &y, n, d, &train)?; // 2 layers
+//! let (xt, yt) = (matrix(x.clone(), n, d, &train)?, matrix(y.clone(), n, 1, &train)?);
+//! let (model, _history) = model.fit(&xt, &yt, &TrainConfig::new().with_batch_size(50).with_lr(5e-3))?;
+//! let pred = model.valid().predict(matrix(x, n, d, &device)?)?; // GaussianPredictive
+//! println!("mean log density {:.3}", pred.mean_log_density(&y)?);
+//! # Ok(())
+//! # }
+//! ```
 mod activations;
 mod block;
 mod config;

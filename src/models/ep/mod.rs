@@ -7,6 +7,24 @@
 //! All EP work (cavities, site updates, `q`, `log Z_q`, predictions) runs on the host in f64; the
 //! hyperparameter gradient is Burn's autodiff of the surrogate objective of spec §2.7, whose
 //! gradient equals the paper's eq. 4 (eq. 6 on minibatches).
+//!
+//! ```no_run
+//! use burn::module::Module;
+//! use burn_gp::prelude::*;
+//! # fn main() -> burn_gp::Result<()> {
+//! let (n, d) = (400, 2);
+//! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
+//! let labels: Vec<usize> = x.chunks(d).map(|r| usize::from(r[0] * r[1] > 0.0)).collect(); // classes 0, 1
+//! let train = default_device()?.autodiff();
+//! let inducing = burn_gp::inducing::InducingPoints::new(&x[..20 * d], 20, d, &train)?;
+//! let model = EpGpClassifier::new(Rbf::ard(d, 1.0, 1.0, &train)?, inducing, 1e-3, 1e-8, &train)?;
+//! let xt = matrix(x, n, d, &train)?;
+//! let fit = model.fit(&xt, &labels, &EpConfig::new())?; // sites, q(u), hyperparameters
+//! let pred = fit.predict(&xt)?; // ClassPredictive with exact probit probabilities
+//! println!("accuracy {:.3}, NLL {:.3}", pred.accuracy(&labels)?, pred.nll(&labels)?);
+//! # Ok(())
+//! # }
+//! ```
 mod config;
 mod energy;
 mod frozen;

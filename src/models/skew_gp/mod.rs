@@ -10,6 +10,24 @@
 //!   estimator of [`crate::mvn`], Adam (or SPSA), phase search; then the posterior.
 //! - [`SkewGpPosterior`]: Theorem 1 (host f64), Corollaries 1–2 by Genz, lin-ess draws of `U₁`,
 //!   predictions by route B (default) and route A (Theorem 2).
+//!
+//! ```no_run
+//! use burn_gp::prelude::*;
+//! # fn main() -> burn_gp::Result<()> {
+//! let n = 100;
+//! let x: Vec<f64> = (0..n).map(|i| -3.0 + 6.0 * i as f64 / n as f64).collect();
+//! let labels: Vec<usize> = x.iter().map(|&v| usize::from((2.0 * v).sin() > 0.0)).collect();
+//! let device = default_device()?;
+//! let train = device.clone().autodiff();
+//! let config = SkewGpConfig::new(); // s = 2 pseudo-points, blocks of 30, Adam through Genz
+//! let xt = matrix(x.clone(), n, 1, &train)?;
+//! let model = config.init(Rbf::new(&[1.0], 1.0, &train)?, &xt)?;
+//! let fit = model.fit(&xt, &labels, &config)?; // hyperparameters, phases, lin-ess draws: minutes
+//! let pred = fit.posterior.predict(&matrix(x, n, 1, &device)?)?; // ClassPredictive
+//! println!("accuracy {:.3}", pred.accuracy(&labels)?);
+//! # Ok(())
+//! # }
+//! ```
 mod config;
 mod objective;
 mod posterior;
