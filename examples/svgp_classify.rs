@@ -21,7 +21,8 @@ use burn_gp::likelihoods::{one_hot, BernoulliProbit, Likelihood, RobustMax, Soft
 use burn_gp::metrics;
 use burn_gp::models::{Svgp, SvgpConfig};
 use burn_gp::tensors::{matrix, to_vec};
-use burn_gp::train::{fit, History};
+use burn_gp::saved::{Blueprint, SavedModel};
+use burn_gp::train::{fit, EpochRecord, History};
 use burn_gp::{Error, Result};
 use clap::{Parser, ValueEnum};
 
@@ -52,6 +53,9 @@ struct Args {
     /// Likelihood for more than two classes.
     #[arg(long, value_enum, default_value_t = MultiClass::Robustmax)]
     likelihood: MultiClass,
+    /// Model file: --save FILE, --load FILE (evaluate only; same data options).
+    #[command(flatten)]
+    file: common::ModelFileOptions,
     /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress.
     #[command(flatten)]
     run: common::RunOptions,
@@ -114,8 +118,9 @@ fn class_probabilities<L: Likelihood>(
     }
 }
 
-/// Trains one SVGP classifier and evaluates it after every epoch.
-fn train<L: Likelihood>(
+/// Trains one SVGP classifier and evaluates it after every epoch (with `--load`: evaluates the
+/// saved one once); `--save` keeps the trained model.
+fn train<L: Likelihood + Blueprint>(
     args: &Args,
     data: &Split,
     likelihood: L,
@@ -136,20 +141,23 @@ fn train<L: Likelihood>(
         dev,
     )?;
     let config = args.run.train_config();
-    let (_, history) = fit(
-        model,
-        n,
-        &config,
-        |m, idx| m.minibatch_loss(&x, &targets, idx),
-        |m, _| {
-            let probs = class_probabilities(&m.valid(), &x_eval, data.classes)?;
-            Ok(vec![
-                ("accuracy".into(), metrics::accuracy(&probs, data.classes, &data.y_test)?),
-                ("nll".into(), metrics::nll(&probs, data.classes, &data.y_test)?),
-                ("ece".into(), metrics::ece(&probs, data.classes, &data.y_test, 10)?),
-            ])
-        },
-    )?;
+    let evaluate = |m: &Svgp<Rbf, InducingPoints, L>, _| -> Result<Vec<(String, f64)>> {
+        let probs = class_probabilities(m, &x_eval, data.classes)?;
+        Ok(vec![
+            ("accuracy".into(), metrics::accuracy(&probs, data.classes, &data.y_test)?),
+            ("nll".into(), metrics::nll(&probs, data.classes, &data.y_test)?),
+            ("ece".into(), metrics::ece(&probs, data.classes, &data.y_test, 10)?),
+        ])
+    };
+    if let Some(path) = &args.file.load {
+        let metrics = evaluate(&Svgp::<Rbf, InducingPoints, L>::load(path, base)?, 0)?;
+        let record = EpochRecord { epoch: 0, objective: f64::NAN, epoch_s: f64::NAN, elapsed_s: 0.0, metrics };
+        return Ok(History { records: vec![record] });
+    }
+    let (model, history) = fit(model, n, &config, |m, idx| m.minibatch_loss(&x, &targets, idx), evaluate)?;
+    if let Some(path) = &args.file.save {
+        model.valid().save(path)?;
+    }
     Ok(history)
 }
 
