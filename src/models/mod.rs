@@ -16,6 +16,7 @@ pub mod svgp;
 mod svgp_config;
 
 pub use crate::inducing::InducingInit;
+pub(crate) use batch::in_row_chunks;
 pub use batch::select_rows;
 pub use bsvm::{BayesianSvm, BayesianSvmConfig, BayesianSvmHead, BinaryBsvm, HingeNaturalGradient, OneVsRestBsvm};
 pub(crate) use checks::{check_inputs, check_targets};

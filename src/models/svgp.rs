@@ -173,20 +173,9 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
 
     /// As [`predict_f`](Self::predict_f) in chunks of `chunk` rows (bounded memory for large n).
     pub fn predict_f_chunked(&self, x: Tensor<2>, chunk: usize) -> Result<(Tensor<2>, Tensor<2>)> {
-        let n = check_inputs("Svgp::predict_f_chunked", &x, self.kernel.input_dim())?;
-        let chunk = chunk.max(1);
+        check_inputs("Svgp::predict_f_chunked", &x, self.kernel.input_dim())?;
         let luu = self.prior_factor()?;
-        let mut means = Vec::new();
-        let mut vars = Vec::new();
-        let mut start = 0;
-        while start < n {
-            let end = (start + chunk).min(n);
-            let (m, v) = self.conditional(x.clone().narrow(0, start, end - start), luu.clone())?;
-            means.push(m);
-            vars.push(v);
-            start = end;
-        }
-        Ok((Tensor::cat(means, 0), Tensor::cat(vars, 0)))
+        super::in_row_chunks(&x, chunk, |rows| self.conditional(rows, luu.clone()))
     }
 
     /// Predictive mean and variance of `y` at `x` (class probabilities for classifiers).

@@ -247,15 +247,9 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
 
     /// As [`predict_f`](Self::predict_f) in chunks of `chunk` rows (bounded memory for large n).
     pub fn predict_f_chunked(&self, x: Tensor<2>, chunk: usize) -> Result<(Tensor<2>, Tensor<2>)> {
-        let n = check_inputs("DecoupledGp::predict_f_chunked", &x, self.kernel.input_dim())?;
-        let chunk = chunk.max(1);
+        check_inputs("DecoupledGp::predict_f_chunked", &x, self.kernel.input_dim())?;
         let post = self.posterior(false)?;
-        let parts = (0..n)
-            .step_by(chunk)
-            .map(|start| self.marginals(&post, x.clone().narrow(0, start, chunk.min(n - start))))
-            .collect::<Result<Vec<_>>>()?;
-        let (means, vars): (Vec<_>, Vec<_>) = parts.into_iter().map(|m| (m.mean, m.var)).unzip();
-        Ok((Tensor::cat(means, 0), Tensor::cat(vars, 0)))
+        crate::models::in_row_chunks(&x, chunk, |rows| self.marginals(&post, rows).map(|m| (m.mean, m.var)))
     }
 
     /// Predictive mean and variance of `y` at `x` (class probabilities for classifiers).

@@ -150,20 +150,13 @@ impl DeepGp {
     /// Predictive mean and variance of `y` `[n, D_L]` (observation noise included), by one
     /// deterministic forward pass with the posterior `q(u)`; computed in chunks of rows.
     pub fn predict_moments(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
-        let n = check_inputs("DeepGp::predict", &x, Some(self.input_dim()))?;
+        check_inputs("DeepGp::predict", &x, Some(self.input_dim()))?;
         let terms = self.terms(Mode::Posterior)?;
-        let mut means = Vec::new();
-        let mut vars = Vec::new();
-        let mut start = 0;
-        while start < n {
-            let len = PREDICT_CHUNK.min(n - start);
-            let out = self.run(x.clone().narrow(0, start, len), &terms)?;
+        crate::models::in_row_chunks(&x, PREDICT_CHUNK, |rows| {
+            let out = self.run(rows, &terms)?;
             let last = out.last().expect("at least one block");
-            means.push(last.mean.clone());
-            vars.push(last.var_or_zeros());
-            start += len;
-        }
-        Ok((Tensor::cat(means, 0), Tensor::cat(vars, 0)))
+            Ok((last.mean.clone(), last.var_or_zeros()))
+        })
     }
 
     /// `log p(y_i | x_i, data)` under the Gaussian predictive, per row `[n]`.
