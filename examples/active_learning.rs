@@ -1,4 +1,4 @@
-//! Active learning with the multi-class Bayesian SVM (Wistuba & Rawat 2018; spec §6.3): which
+//! Active learning with the multi-class Bayesian SVM (Wistuba & Rawat 2018, §4.3.1): which
 //! pool point to label next, by the Bayesian variation ratio or by the entropy of softmax(mean)?
 //!
 //! ```text
@@ -15,8 +15,9 @@
 //! points from scratch, score unlabelled pool points and label the best one. Two policies share
 //! the start: `vr`, the variation ratio from `--samples` (100) posterior draws, and `entropy`, the
 //! entropy of softmax of the latent means. A pool larger than `--candidates` (10,000) is scored on
-//! a fresh random subset of that size per query (the spec's choice for poker); ties go to a random
-//! candidate. Test error is recorded after every refit (query 0 = the initial labels).
+//! a fresh random subset of that size per query (our choice for poker; `docs/papers/003-bayesian-svm.md`,
+//! section "Defaults"); ties go to a random candidate. Test error is recorded after every refit
+//! (query 0 = the initial labels).
 //!
 //! Refit: the initial kernel (ARD RBF, σ² = 1, median-heuristic lengthscale) and inducing inputs
 //! (k-means) are placed once per set on the pool's inputs (no labels used), and every refit starts
@@ -24,9 +25,10 @@
 //! at `--lr` (1e-2) on q(u), kernel and inducing inputs, i.e. the paper's model and optimiser with
 //! a step size that suits ≤ C + 100 points in one batch (at the tabular 5e-4, 200 steps barely
 //! leave the prior; 1000 steps lower the full-pool error a little more at 5× the cost).
-//! `--refit ca`: `--sweeps` closed-form coordinate-ascent sweeps on q(u) (spec §2.9) with the kernel
-//! and inducing inputs fixed, an order of magnitude cheaper; on the sets tried it fitted far worse than Adam (lower
-//! ELBO, near-chance error), so it is not the default. `--batch` is not used (full batch).
+//! `--refit ca`: `--sweeps` closed-form coordinate-ascent sweeps on q(u) (the paper's Appendix C, with
+//! eq. 45 corrected) with the kernel and inducing inputs fixed, an order of magnitude cheaper; on the
+//! sets tried it fitted far worse than Adam (lower ELBO, near-chance error), so it is not the
+//! default. `--batch` is not used (full batch).
 //! `--reference` also fits the model on the whole pool: the error the curves head for.
 //!
 //! Output: per set a progress bar and a line on stderr; on stdout a per-set table and the mean
@@ -102,7 +104,7 @@ impl Policy {
 
 /// Command-line options.
 #[derive(Parser, Debug)]
-#[command(about = "Active learning with the multi-class Bayesian SVM: variation ratio vs entropy (paper §6.3)")]
+#[command(about = "Active learning with the multi-class Bayesian SVM: variation ratio vs entropy (paper §4.3.1)")]
 struct Args {
     /// Set selection: --sets, --max-rows, --max-train (caps the pool).
     #[command(flatten)]

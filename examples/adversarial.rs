@@ -1,4 +1,4 @@
-//! Adversarial-image detection with the hybrid network's uncertainty (Wistuba & Rawat 2018, §5.2):
+//! Adversarial-image detection with the hybrid network's uncertainty (Wistuba & Rawat 2018, §4.3.2):
 //! FGSM images `x_adv = clip(x + ε·sign(∇ₓ(−ℓ*)), 0, 1)` made with Burn's autodiff with respect to
 //! the input, then the variation ratio (VR) of the Bayesian SVM head separating adversarial from
 //! clean test images (ROC-AUC, adversarial = positive).

@@ -1,4 +1,4 @@
-//! The paper's structured-data experiment (Wistuba & Rawat 2018; spec §6.1): the multi-class
+//! The paper's structured-data experiment (Wistuba & Rawat 2018, §4.1): the multi-class
 //! Bayesian SVM (`mc_bsvm`), one-vs-rest binary Bayesian SVMs (`ovr_bsvm`) and an SVGP with the
 //! robust-max likelihood (`svgp`) on the PMLB multi-class sets, trained on the same splits from
 //! the same initial kernel and inducing inputs; test accuracy and training time per set, then the
@@ -114,7 +114,7 @@ impl Method {
 
 /// Command-line options.
 #[derive(Parser, Debug)]
-#[command(about = "Multi-class Bayesian SVM vs one-vs-rest BSVM vs SVGP on the PMLB multi-class sets (paper §6.1)")]
+#[command(about = "Multi-class Bayesian SVM vs one-vs-rest BSVM vs SVGP on the PMLB multi-class sets (paper §4.1)")]
 struct Args {
     /// Set selection: --sets, --max-rows, --max-train.
     #[command(flatten)]

@@ -6,7 +6,9 @@
 //! cargo run --release --example odvgp_synthetic
 //! cargo run --release --example odvgp_synthetic -- --betas 10 --methods odvff,sgpr --repeats 3 --json
 //! ```
-//! The GP is sampled exactly with the Matérn-³⁄₂ state-space model ([`burn_gp::data::matern32_draw`], spec §6.3). Noise:
+//! The GP is sampled exactly with the Matérn-³⁄₂ state-space model
+//! ([`burn_gp::data::matern32_draw`]; the paper's §5.1 does not say how its draw was made:
+//! `docs/papers/002-decoupled-fourier-features.md`, section "Deviations"). Noise:
 //! `--noise-var 0.04` (standard deviation 0.2, the level the paper's numbers imply; the text says
 //! variance 0.2). Inputs and targets are standardised with training statistics; the metrics are in
 //! those units; the table and JSON also give the test log-likelihood and RMSE in the generator's

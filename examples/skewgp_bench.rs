@@ -1,4 +1,4 @@
-//! Speed of the skew GP's two hard kernels (spec skew-gp.md §6.1, §6.5 item 3):
+//! Speed of the skew GP's two hard kernels (paper §5.3 and Fig. 4; `docs/papers/000-skew-gp.md`):
 //!
 //! 1. One 32-dimensional `Φ` (a training block: `s = 2` plus 30 probit rows of the paper's Fig. 4
 //!    data, RBF ℓ = 0.5, σ² = 2) by Genz's method with `--points` × `--shifts` lattice points

@@ -1,5 +1,5 @@
 //! The paper's Fashion-MNIST experiment (Benavoli, Azzimonti & Piga 2020, §7.2, Table 1 and
-//! Fig. 11; spec skew-gp.md §6.3): SkewGP2 (`s = 2`) against GP-EP, both with an isotropic RBF
+//! Fig. 11; `docs/papers/000-skew-gp.md`): SkewGP2 (`s = 2`) against GP-EP, both with an isotropic RBF
 //! kernel, on the 10 one-vs-rest binary problems; per-class accuracy and time, the one-vs-rest
 //! 10-class accuracy (argmax of the 10 probabilities), and the calibration picture of Fig. 11:
 //! histograms of the class-decision standard deviation of the misclassified test points.

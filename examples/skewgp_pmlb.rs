@@ -1,4 +1,4 @@
-//! The paper's PMLB experiment (Benavoli, Azzimonti & Piga 2020, §7.1; spec skew-gp.md §6.2):
+//! The paper's PMLB experiment (Benavoli, Azzimonti & Piga 2020, §7.1; `docs/papers/000-skew-gp.md`):
 //! SkewGP2 (`s = 2`), SkewGP0 (`s = 0`, the exact-posterior GP probit classifier) and our GP-EP
 //! classifier (`burn_gp::models::ep`, full EP: inducing inputs fixed at the training rows) on the
 //! binary PMLB sets, 5-fold stratified cross-validation, inputs standardised with the training
@@ -24,7 +24,7 @@
 //! epochs), then predicts by Corollary 2's exact ratio (`--predict exact`, the default: two Genz estimates
 //! with common random numbers per test point, no sampling) or by route B from `--samples` lin-ess
 //! draws (`--predict sampled`; on these posteriors the draws mix slowly and route B's Monte Carlo
-//! error costs information, see the README). GP-EP trains by the EP
+//! error costs information, see `docs/results/skew_gp.md`). GP-EP trains by the EP
 //! classifier's batch SEP schedule (`--ep-iterations` steps). Information of a prediction `p` for
 //! a label `y ∈ {0, 1}`: `1 + y log₂ p + (1 − y) log₂(1 − p)`, with `p` clipped to
 //! `[1e-12, 1 − 1e-12]`. `skew0ep` (default on) is SkewGP0's exact posterior at GP-EP's fitted

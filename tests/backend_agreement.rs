@@ -91,7 +91,8 @@ fn svgp_f32_gpu_agrees_with_f64_cpu() {
     assert!(re < TOL_ELBO && rc < TOL_ELBO && rm < TOL_PRED && rv < TOL_PRED);
 }
 
-/// Deep GP (paper 004, spec T23): the approximate-EP energy of a DGP-2 and its predictions.
+/// Deep GP (paper 004, case T23 of `docs/papers/004-deep-gp-ep.md`): the approximate-EP energy of a DGP-2
+/// and its predictions.
 #[test]
 fn deep_gp_f32_gpu_agrees_with_f64_cpu() {
     use burn_gp::models::DeepGpConfig;
@@ -113,8 +114,9 @@ fn deep_gp_f32_gpu_agrees_with_f64_cpu() {
     assert!(re < TOL_PRED && rm < TOL_PRED && rv < TOL_PRED);
 }
 
-/// EP classifier (paper 001, spec T15): converged log Z_q and predictive probabilities on Toy A
-/// (EP itself runs on the host in f64; the kernel matrices come from the device).
+/// EP classifier (paper 001, its optional GPU-parity check): converged log Z_q and predictive probabilities
+/// on Toy A (`docs/papers/001-ep-classification.md`, section "Toy A and test coordinates"; EP itself runs on
+/// the host in f64; the kernel matrices come from the device).
 #[test]
 fn ep_classifier_f32_gpu_agrees_with_f64_cpu() {
     use burn_gp::models::ep::{log_z_q, run_ep, EpGpClassifier, EpSites, WhitenedPosterior};

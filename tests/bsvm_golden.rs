@@ -1,5 +1,5 @@
-//! The spec's golden example G (bayesian-svm.md §8, T5/T6/T10): a 6-point, 3-class problem with a
-//! fixed q(u), checked against values from an independent float64 reference.
+//! Golden example G (`docs/papers/003-bayesian-svm.md`, section "Tests", cases T5/T6/T10): a 6-point,
+//! 3-class problem with a fixed q(u), checked against values from an independent float64 reference.
 mod common;
 use burn::module::Param;
 use burn::tensor::Tensor;
@@ -19,7 +19,7 @@ const R: [f64; 27] = [
     0.515, 0.0, 0.0, 0.06, 0.675, 0.0, 0.105, 0.12, 0.835, //
     0.51, 0.0, 0.0, 0.04, 0.65, 0.0, 0.07, 0.08, 0.79,
 ];
-/// The spec's whitened equivalents, rounded to 10 decimals.
+/// The reference's whitened equivalents, rounded to 10 decimals.
 const M_W: [f64; 9] =
     [0.5, -0.6329903002, -0.2556603337, -0.3, 1.2350754375, 0.2288621935, 0.1, -0.0762873978, 0.6783725352];
 const R_W: [f64; 27] = [

@@ -1,7 +1,8 @@
-//! The Bayesian SVM's mathematics (spec bayesian-svm.md §2, acceptance tests T1–T4, T7, T8, T14,
-//! T16): the scale-mixture identity, the GIG(½, 1, α) moments and the per-point bound (E1) checked
-//! by independent 1-D quadrature over λ, and the library's hinge likelihoods, arg-max class
-//! probabilities and uncertainty utilities checked against them and against closed forms.
+//! The Bayesian SVM's mathematics (the paper's §3 and Appendices A–B; cases T1–T4, T7, T8, T14, T16 of
+//! `docs/papers/003-bayesian-svm.md`, section "Tests"): the scale-mixture identity, the GIG(½, 1, α)
+//! moments and the per-point bound (E1) checked by independent 1-D quadrature over λ, and the
+//! library's hinge likelihoods, arg-max class probabilities and uncertainty utilities checked
+//! against them and against closed forms.
 //!
 //! Every reference here is computed in this file (quadrature, closed forms, `libm`), never by the
 //! code under test.
@@ -55,7 +56,7 @@ const GH3: [(f64, f64); 3] = [(-1.7320508075688772, 1.0 / 6.0), (0.0, 2.0 / 3.0)
 
 /// The per-point ELBO term by quadrature: `E_{q(λ)}[E_b log p(y, λ | b) − log q(λ)]` with
 /// `b ~ N(b̄, v)`, `q = GIG(½, 1, α)` normalised numerically, and
-/// `log p(y, λ | b) = −½ log(2πλ) − (b + λ)²/(2λ)` (spec §2.4).
+/// `log p(y, λ | b) = −½ log(2πλ) − (b + λ)²/(2λ)` (the paper's eq. 23 with `b = 1 + f_t − f_y`).
 fn point_term_numeric(b_bar: f64, v: f64, alpha: f64) -> f64 {
     let log_z = integrate_positive(|l| gig_kernel(l, alpha)).ln();
     integrate_positive(|l| {
@@ -133,7 +134,8 @@ fn hinge_terms(mean: Vec<f64>, var: Vec<f64>, labels: &[usize], c: usize) -> Vec
     ))
 }
 
-/// The three (b̄, v, α) cases of T3 with the spec's reference values of (E1).
+/// The three (b̄, v, α) cases of T3 with their reference values of (E1) (`docs/papers/003-bayesian-svm.md`,
+/// section "Tests").
 const T3_CASES: [(f64, f64, f64, f64); 3] =
     [(0.5, 0.2, 0.7, -1.18725645037), (-1.0, 0.1, 1.3, -0.05246962317), (2.0, 1.0, 5.0, -4.23606797750)];
 
@@ -178,23 +180,23 @@ fn t2_gig_moments_by_quadrature() {
 // ---------------------------------------------------------------------------------------------
 
 #[test]
-fn t3_per_point_bound_matches_e1_and_the_spec_values() {
+fn t3_per_point_bound_matches_e1_and_the_reference_values() {
     let mut worst = 0.0f64;
-    for (b_bar, v, alpha, spec_value) in T3_CASES {
+    for (b_bar, v, alpha, reference) in T3_CASES {
         let numeric = point_term_numeric(b_bar, v, alpha);
         let closed = e1(b_bar, v, alpha);
-        worst = worst.max((numeric - closed).abs()).max((numeric - spec_value).abs());
+        worst = worst.max((numeric - closed).abs()).max((numeric - reference).abs());
         assert!(
             (numeric - closed).abs() < 1e-8,
             "(b̄, v, α) = ({b_bar}, {v}, {alpha}): quadrature {numeric} vs (E1) {closed}"
         );
-        // The spec prints 11 decimals (rounding ≤ 5e-12).
+        // The reference values have 11 decimals (rounding ≤ 5e-12).
         assert!(
-            (numeric - spec_value).abs() < 1e-8,
-            "({b_bar}, {v}, {alpha}): quadrature {numeric} vs spec {spec_value}"
+            (numeric - reference).abs() < 1e-8,
+            "({b_bar}, {v}, {alpha}): quadrature {numeric} vs reference {reference}"
         );
     }
-    eprintln!("T3 max |quadrature − (E1 or spec)| = {worst:.2e}");
+    eprintln!("T3 max |quadrature − (E1 or reference)| = {worst:.2e}");
 }
 
 #[test]
@@ -313,7 +315,7 @@ fn t4_zero_variance_limit_is_the_hinge() {
 
 #[test]
 fn t7_envelope_gradient_matches_fixed_alpha_closed_form() {
-    // Spec §2.8 at α = α̂ held fixed, per point (ω = α̂^{−1/2}, δ = 1 + ω b̄):
+    // The paper's eqs. (34)–(37) at α = α̂ held fixed, per point (ω = α̂^{−1/2}, δ = 1 + ω b̄):
     // ∂ℓ/∂f̄_y = δ, ∂ℓ/∂f̄_t = −δ, ∂ℓ/∂s²_y = ∂ℓ/∂s²_t = −ω/2, all other classes 0.
     let (n, c) = (8usize, 4usize);
     let u = uniform(2 * n * c + n, 7);
@@ -367,9 +369,9 @@ fn t8_two_classes_equal_the_binary_hinge() {
     let mean: Vec<f64> = (0..n).flat_map(|i| [f0[i], f1[i]]).collect();
     let var: Vec<f64> = (0..n).flat_map(|i| [s0[i], s1[i]]).collect();
     let multi = hinge_terms(mean, var, &labels, 2);
-    // Spec §2.12: y′ = +1 for class 0, −1 for class 1, ḡ = f̄0 − f̄1, Var g = s²0 + s²1. BinaryHinge
-    // uses y′ = 2y − 1 for targets y ∈ {0, 1}, so its target is 1 − label for g = f0 − f1 (and the
-    // label itself for g = f1 − f0).
+    // `docs/papers/003-bayesian-svm.md`, "Binary case": y′ = +1 for class 0, −1 for class 1,
+    // ḡ = f̄0 − f̄1, Var g = s²0 + s²1. BinaryHinge uses y′ = 2y − 1 for targets y ∈ {0, 1}, so its
+    // target is 1 − label for g = f0 − f1 (and the label itself for g = f1 − f0).
     let g: Vec<f64> = (0..n).map(|i| f0[i] - f1[i]).collect();
     let g_var: Vec<f64> = (0..n).map(|i| s0[i] + s1[i]).collect();
     let bin = |g: Vec<f64>, target: Vec<f64>| {
@@ -406,10 +408,11 @@ const T14_VAR: [f64; 4] = [0.5, 1.2, 0.1, 2.0];
 #[test]
 fn t14_class_probabilities_gauss_hermite_vs_quadrature_and_monte_carlo() {
     let exact = argmax_probabilities_exact(&T14_MEAN, &T14_VAR);
-    // Sanity of the reference: it sums to 1 and reproduces the spec review's exact values.
+    // Sanity of the reference: it sums to 1 and reproduces the exact values listed for T14 in
+    // `docs/papers/003-bayesian-svm.md`.
     assert!((exact.iter().sum::<f64>() - 1.0).abs() < 1e-10, "exact p sums to {}", exact.iter().sum::<f64>());
-    let spec = [0.192264, 0.132548, 0.110561, 0.564627];
-    assert!(max_abs(&exact, &spec) < 1e-6, "exact p {exact:?} vs spec {spec:?}");
+    let reference = [0.192264, 0.132548, 0.110561, 0.564627];
+    assert!(max_abs(&exact, &reference) < 1e-6, "exact p {exact:?} vs reference {reference:?}");
 
     let dev = device();
     let (m, v) = (t2(T14_MEAN.to_vec(), 1, 4, &dev), t2(T14_VAR.to_vec(), 1, 4, &dev));

@@ -1,6 +1,7 @@
-//! Training behaviour of the Bayesian SVM (bayesian-svm.md §8): closed-form coordinate ascent
-//! (T11), the separable toy set and its off-distribution uncertainty (T12, T13), C = 2 against the
-//! binary model (T15), iris and wine (T17), and typed errors for bad input.
+//! Training behaviour of the Bayesian SVM (`docs/papers/003-bayesian-svm.md`, section "Tests"):
+//! closed-form coordinate ascent (T11), the separable toy set and its off-distribution uncertainty
+//! (T12, T13), C = 2 against the binary model (T15), iris and wine (T17), and typed errors for bad
+//! input.
 mod common;
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor};

@@ -1,8 +1,9 @@
-//! Deep GP regression by approximate EP (spec `deep-gp-ep.md` §8): golden energies, moments and
-//! predictions of the fixed problems A (L = 1) and B (L = 2); ψ-statistics against quadrature and
-//! Monte Carlo; the inverse-free form against a naive K⁻¹ oracle written here from the paper's
-//! equations; the N = 1 and q = prior identities; unbiased minibatches; autodiff gradients against
-//! finite differences; composition with `Linear`; training; bad input.
+//! Deep GP regression by approximate EP (cases T1–T22 of `docs/papers/004-deep-gp-ep.md`, section
+//! "Tests"): golden energies, moments and predictions of the fixed problems A (L = 1) and B (L = 2);
+//! ψ-statistics against quadrature and Monte Carlo; the inverse-free form against a naive K⁻¹
+//! oracle written here from the paper's equations; the N = 1 and q = prior identities; unbiased
+//! minibatches; autodiff gradients against finite differences; composition with `Linear`;
+//! training; bad input.
 mod common;
 use std::f64::consts::PI;
 
@@ -1429,7 +1430,9 @@ fn t22_dgp_beats_gp_on_a_step_function() {
     let dev = device();
     let (x, y) = step_data(200, 220);
     let (xt, yt) = step_data(100, 230);
-    let epochs = 250; // 1000 Adam steps of 50 points (the spec suggests 2000; 1000 keep the test cheap)
+    // 1000 Adam steps of 50 points (case T22 in `docs/papers/004-deep-gp-ep.md` suggests 2000; 1000 keep the
+    // test cheap)
+    let epochs = 250;
     let train = TrainConfig { epochs, batch_size: 50, lr: 0.01, seed: 5, progress: false, ..Default::default() };
     let mut results = Vec::new();
     for hidden in [vec![], vec![2]] {

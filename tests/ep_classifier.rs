@@ -1,8 +1,9 @@
-//! The EP GP classifier (paper 001) against the spec's acceptance tests: special functions, site
-//! updates by quadrature, the energy against brute force, golden values on Toy A, m = n against
-//! full-GP EP, gradients against finite differences of the converged energy, the minibatch fixed
-//! point, predictions, and bad input.
-// reference values are quoted as the spec prints them (40-digit mpmath, rounded)
+//! The EP GP classifier (paper 001) against the acceptance tests T1, T3–T9 and T14 of
+//! `docs/papers/001-ep-classification.md` (section "Tests"): special functions, site updates by
+//! quadrature, the energy against brute force, golden values on Toy A, m = n against full-GP EP,
+//! gradients against finite differences of the converged energy, the minibatch fixed point,
+//! predictions, and bad input.
+// reference values are 40-digit mpmath values, rounded to 17 significant digits
 #![allow(clippy::excessive_precision, clippy::approx_constant, clippy::needless_range_loop)]
 mod common;
 mod ep_support;
@@ -258,7 +259,8 @@ fn t7_inducing_points_at_the_data_reduce_to_full_gp_ep() {
 }
 
 /// Central differences of the *converged* energy `ξ ↦ log Z_q(ξ, sites*(ξ))`, EP warm-started from
-/// `sites` at every `ξ ± h` and run to 1e-13, against ∇L̃ at the converged sites (spec T8 (a)).
+/// `sites` at every `ξ ± h` and run to 1e-13, against ∇L̃ at the converged sites (test T8 (a) of
+/// `docs/papers/001-ep-classification.md`, section "Tests").
 fn check_against_converged_energy(xi: &[f64], d: usize, x: &[f64], y: &[f64]) -> Vec<f64> {
     let (ad, dev) = (ad_device(), device());
     let model = model_at(xi, d, &ad);
@@ -277,7 +279,7 @@ fn check_against_converged_energy(xi: &[f64], d: usize, x: &[f64], y: &[f64]) ->
     g
 }
 
-/// Toy A in spec coordinates.
+/// Toy A in test coordinates (`docs/papers/001-ep-classification.md`, section "Toy A and test coordinates").
 fn toy_xi() -> Vec<f64> {
     let mut xi = vec![2.0f64.ln(), 1e-3f64.ln(), 0.8f64.ln()];
     xi.extend(TOY_Z);

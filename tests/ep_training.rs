@@ -1,7 +1,7 @@
-//! Training the EP GP classifier (paper 001) against the spec's acceptance tests T10–T13: sharded
-//! training equals one shard and goes through the shard reducer, the inner scheme's fixed point
-//! is L-BFGS's optimum of the converged energy, inner vs outer, and stochastic (minibatch)
-//! training.
+//! Training the EP GP classifier (paper 001) against the acceptance tests T10–T13 of
+//! `docs/papers/001-ep-classification.md` (section "Tests"): sharded training equals one shard and
+//! goes through the shard reducer, the inner scheme's fixed point is L-BFGS's optimum of the
+//! converged energy, inner vs outer, and stochastic (minibatch) training.
 mod common;
 mod ep_support;
 use std::cell::RefCell;
@@ -154,7 +154,8 @@ fn flat_gradients_round_trip_and_skip_frozen_parameters() {
 /// L-BFGS (burn-optim's, strong Wolfe line search) on the converged energy
 /// `ξ ↦ log Z_q(ξ, sites*(ξ))` over the trainable parameters of `model`; EP is warm-started at
 /// every evaluation, and the gradient is ∇L̃ at the converged sites (= the converged energy's
-/// gradient, T8). Frozen parameters get zero gradients, so they stay where they are.
+/// gradient, test T8 in `docs/papers/001-ep-classification.md`). Frozen parameters get zero
+/// gradients, so they stay where they are.
 fn lbfgs_on_converged_energy(model: EpGpClassifier<Rbf>, x: &[f64], y: &[f64]) -> (EpGpClassifier<Rbf>, EpSites) {
     let sites = RefCell::new(EpSites::zeros(y.len()));
     let closure = |model: EpGpClassifier<Rbf>| {
@@ -200,7 +201,7 @@ fn t11_the_inner_scheme_reaches_the_optimum_of_the_converged_energy() {
     assert!(g_max < 1e-5, "inner scheme after 600 iterations: max |∇L̃| = {g_max} ({g:?})");
     let (best, best_sites) = lbfgs_on_converged_energy(start, &x, &y);
     let (best_lz, _) = converged(&best, &x, &y, &best_sites);
-    let (xi_inner, xi_best) = (spec_coordinates(&fit.model), spec_coordinates(&best));
+    let (xi_inner, xi_best) = (test_coordinates(&fit.model), test_coordinates(&best));
     eprintln!(
         "T11: max |∇L̃| {g_max:.2e}; log Z_q inner {inner_lz} L-BFGS {best_lz}; ξ inner {xi_inner:?} L-BFGS {xi_best:?}"
     );

@@ -1,5 +1,5 @@
 //! Multivariate normal CDFs, lin-ess and the SUN distribution against closed forms, finite
-//! differences and Monte Carlo (spec skew-gp.md §8, tests 1, 2, 6, 9a–b, 11).
+//! differences and Monte Carlo (`docs/papers/000-skew-gp.md`, section "Tests").
 mod common;
 use std::f64::consts::PI;
 

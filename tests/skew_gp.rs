@@ -1,5 +1,5 @@
-//! The skew GP classifier against the spec's reference values and limits (spec skew-gp.md §8:
-//! tests 3–5, 7–11, 13–14, and the bad-input cases of the issue).
+//! The skew GP classifier against reference values and limits (`docs/papers/000-skew-gp.md`,
+//! sections "Reference cases" and "Tests"), and typed errors for bad inputs.
 mod common;
 use burn::module::Module;
 use burn::optim::GradientsParams;
@@ -23,7 +23,8 @@ const ELL: f64 = 0.7;
 const VAR: f64 = 1.7;
 const X_STAR: f64 = 0.8;
 
-/// A reference case of spec §8: inputs, labels, pseudo-points, phases, γ.
+/// A reference case (`docs/papers/000-skew-gp.md`, section "Reference cases"): inputs, labels,
+/// pseudo-points, phases, γ.
 struct Case {
     x: Vec<f64>,
     y: Vec<f64>,
@@ -80,7 +81,7 @@ fn s0_with_one_point_reduces_to_the_gp_probit_arcsine_law() {
 
 #[test]
 fn evidence_and_predictive_match_the_reference_values() {
-    // (case, s, p(D), p(y* = 1 | D)) from spec §8
+    // (case, s, p(D), p(y* = 1 | D)) from docs/papers/000-skew-gp.md, section "Reference cases"
     let table: [(Case, f64, f64); 4] = [
         (case_a(1), 0.211330, 0.274073),
         (case_a(0), 0.205578, 0.437821),
@@ -97,7 +98,8 @@ fn evidence_and_predictive_match_the_reference_values() {
     }
 }
 
-/// Brute force (spec §8 test 4): GP draws `g` at `[R; X; x*]`, the selection indicator times the
+/// Brute force (the Monte Carlo check of Theorem 1 and Corollaries 1–2, `docs/papers/000-skew-gp.md`,
+/// section "Tests"): GP draws `g` at `[R; X; x*]`, the selection indicator times the
 /// probit likelihood as weight; returns `(evidence, se, predictive, se)`.
 fn brute_force(c: &Case, draws: usize, seed: u64) -> (f64, f64, f64, f64) {
     let s = c.r.len();

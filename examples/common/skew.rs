@@ -14,7 +14,7 @@ pub struct SkewOptions {
     /// SkewGP Adam steps (full batch of blocks).
     #[arg(long, default_value_t = 80)]
     pub epochs: usize,
-    /// SkewGP Adam learning rate (the spec's 0.02).
+    /// SkewGP Adam learning rate (the library default 0.02).
     #[arg(long, default_value_t = 0.02)]
     pub lr: f64,
     /// SkewGP block size |B| (the paper: 30).

@@ -15,13 +15,15 @@ use burn_gp::{Error, Result};
 /// Folder of the multi-class PMLB sets under the data root.
 pub const PMLB_MULTICLASS: &str = "pmlb_multiclass";
 
-/// Fraction of each class held out for testing (80/20 splits, spec §5).
+/// Fraction of each class held out for testing (80/20 splits; `docs/papers/003-bayesian-svm.md`,
+/// section "Defaults").
 pub const TEST_FRACTION: f64 = 0.2;
 
 /// Rows per chunk when predicting (bounds memory on the large sets).
 const PREDICT_CHUNK: usize = 4096;
 
-/// The paper's 68 sets (spec §6.1) in its order, by rows, as `(local folder name, rows)`.
+/// The paper's 68 sets (§4.1; `docs/papers/003-bayesian-svm.md`, section "Experiments") in its order,
+/// by rows, as `(local folder name, rows)`.
 pub const PAPER_SETS: [(&str, usize); 68] = [
     ("lymphography", 148),
     ("iris", 150),

@@ -8,7 +8,7 @@ use crate::special::tensor::log_ndtr;
 ///
 /// `P_c = E_{f_c}[Π_{j≠c} Φ((f_c − μ_j)/σ_j)]` with `points` Gauss–Hermite nodes; the product is
 /// taken in log space. Quadrature leaves `Σ_c P_c` slightly off 1 for wide marginals (1.0017 for
-/// 32 points in the spec's T14 case), so rows are renormalised.
+/// 32 points in test case T14 of `docs/papers/003-bayesian-svm.md`), so rows are renormalised.
 pub fn argmax_probabilities(f_mean: Tensor<2>, f_var: Tensor<2>, points: usize) -> Tensor<2> {
     let [n, k] = f_mean.dims();
     let device = f_mean.device();

@@ -8,7 +8,8 @@ use crate::special::tensor::log_ndtr;
 
 /// `L(y | f) = exp(−2 max(1 − y′f, 0))` for targets `y ∈ {0, 1}` `[n, 1]`, `y′ = 2y − 1`.
 ///
-/// Variational expectation with the optimal `q(λ)` (spec §2.12):
+/// Variational expectation with the optimal `q(λ)` (`docs/papers/003-bayesian-svm.md`, section
+/// "Binary case"):
 /// `ℓ* = −(1 − y′f̄) − √((1 − y′f̄)² + s²)`. The class-1 probability reported by predictions is
 /// `P(f > 0) = Φ(f̄ / s)`: the posterior probability that the SVM decision is class 1.
 #[derive(Module, Debug, Default)]

@@ -6,9 +6,10 @@ use super::{argmax_probabilities, indicator_variance, log_prob_of_targets, Likel
 
 /// `L(y | f) = exp(−2 max(1 + max_{t≠y} f_t − f_y, 0))` for one-hot targets `[n, C]`.
 ///
-/// Written as a Gaussian location–scale mixture over a latent scale `λ` (spec §2.3) with the optimal
-/// `q(λ) = GIG(½, 1, α̂)` in closed form, its variational expectation *including the entropy of
-/// `q(λ)`* is (spec (E3))
+/// Written as a Gaussian location–scale mixture over a latent scale `λ` (the paper's Theorem 1, eq. 7)
+/// with the optimal `q(λ) = GIG(½, 1, α̂)` in closed form, its variational expectation *including the
+/// entropy of `q(λ)`* is (E3) of `docs/papers/003-bayesian-svm.md` (the paper's eq. 12, corrected, at
+/// `α = α̂`)
 ///
 /// `ℓ* = −b̄ − √(b̄² + s²_t + s²_y)`,  `b̄ = 1 + f̄_t − f̄_y`,
 ///

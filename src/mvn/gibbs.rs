@@ -1,5 +1,5 @@
 //! [`gibbs_orthant`]: a Gibbs sampler for low-dimensional `N(0, Σ)` restricted to `v + γ > 0`,
-//! for when rejection's acceptance rate is too low (route A's test-point draws, spec §2.7(b)).
+//! for when rejection's acceptance rate is too low (route A's test-point draws, Theorem 2).
 use faer::{Mat, MatRef};
 use rand::rngs::StdRng;
 use rand::RngExt;

@@ -5,7 +5,7 @@
 //! Selection representation: with `(u₀, u₁) ~ N(0, M)`, `M = [[Γ, Δᵀ], [Δ, Ω̄]]`,
 //! `z = ξ + D (u₁ | u₀ + γ > 0)`, where `Ω = D Ω̄ D`. The scale `D` is `diag(Ω)^{1/2}` by default
 //! (`Ω̄` a correlation matrix); any positive diagonal works if `Δ` is in the units of that `D`,
-//! which is what conditionals produce (spec §2.1, caution (ii)).
+//! which is what conditionals produce (`docs/papers/000-skew-gp.md`, section "Errata", item 2).
 use burn::tensor::Device;
 use faer::Mat;
 use rand::rngs::StdRng;
@@ -241,7 +241,8 @@ impl Sun {
         Sun::with_scale(&xi, &omega, &delta, &self.gamma, &self.big_gamma(), &scale)
     }
 
-    /// The law of the other components given `z[idx] = z1` (spec §2.1 with the prior scale kept:
+    /// The law of the other components given `z[idx] = z1` (paper §2.1 with `γ₂|₁` corrected and the
+    /// prior scale kept, `docs/papers/000-skew-gp.md`, section "Errata", items 1–2:
     /// `ξ₂|₁ = ξ₂ + Ω₂₁Ω₁₁⁻¹(z₁ − ξ₁)`, `Ω₂|₁ = Ω₂₂ − Ω₂₁Ω₁₁⁻¹Ω₁₂`, `Δ₂|₁ = Δ₂ − Ω̄₂₁Ω̄₁₁⁻¹Δ₁`,
     /// `γ₂|₁ = γ + Δ₁ᵀΩ̄₁₁⁻¹D₁⁻¹(z₁ − ξ₁)`, `Γ₂|₁ = Γ − Δ₁ᵀΩ̄₁₁⁻¹Δ₁`, scale `D₂`).
     pub fn conditional(&self, idx: &[usize], z1: &[f64]) -> Result<Sun> {

@@ -10,7 +10,7 @@ use super::mnist_trunk::he_init;
 use super::{check_image_batch, dense_tail, Trunk};
 use crate::error::Result as GpResult;
 
-/// Settings of [`Cifar10Trunk`]; the defaults are the paper's layer widths (spec §3.3).
+/// Settings of [`Cifar10Trunk`]; the defaults are the paper's layer widths (paper 003, §4.2).
 #[derive(Config, Debug)]
 pub struct Cifar10TrunkConfig {
     /// Convolution width.

@@ -9,7 +9,7 @@ use burn::tensor::{Device, Tensor};
 use super::{check_image_batch, dense_tail, Trunk};
 use crate::error::Result as GpResult;
 
-/// Settings of [`MnistTrunk`]; the defaults are the paper's layer widths (spec §3.3).
+/// Settings of [`MnistTrunk`]; the defaults are the paper's layer widths (paper 003, §4.2).
 #[derive(Config, Debug)]
 pub struct MnistTrunkConfig {
     /// Input channels (1 for MNIST / Fashion-MNIST).
@@ -35,7 +35,8 @@ pub struct MnistTrunk {
     input: [usize; 3],
 }
 
-/// He (Kaiming-normal) initialisation, as the spec's hybrid smoke test prescribes.
+/// He (Kaiming-normal) initialisation, as for the hybrid smoke test T18 (`docs/papers/003-bayesian-svm.md`,
+/// section "Network heads").
 pub(crate) fn he_init() -> Initializer {
     Initializer::KaimingNormal { gain: std::f64::consts::SQRT_2, fan_out_only: false }
 }

@@ -1,6 +1,6 @@
-//! The decoupled ELBO: golden values (T4), the Mγ = 0 and equal-bases limits (T5, T6), bounds
-//! (T7), the closed-form optimum (T8), natural gradients (T9), gradients against finite
-//! differences (T10), and bad input.
+//! The decoupled ELBO (test ids of `docs/papers/002-decoupled-fourier-features.md`, section "Tests"):
+//! golden values (T4), the Mγ = 0 and equal-bases limits (T5, T6), bounds (T7), the closed-form
+//! optimum (T8), natural gradients (T9), gradients against finite differences (T10), and bad input.
 use burn::module::Param;
 use burn::tensor::{Device, Tensor};
 use burn_gp::inducing::{FourierFeatures, InducingPoints, InducingVariables};

@@ -1,7 +1,8 @@
-//! Fourier features: golden Gram matrices and cross-covariances (spec §8.1), K_β against
-//! quadrature of the RKHS inner products (T1), the reproducing property inside and outside the
-//! interval (T2), structured solves and log-determinants (T3), additive/Kronecker structure (T13),
-//! continuity at the ends (T14), and typed errors for bad input.
+//! Fourier features (test ids of `docs/papers/002-decoupled-fourier-features.md`, section "Tests"):
+//! golden Gram matrices and cross-covariances (section "Golden problem"), K_β against quadrature
+//! of the RKHS inner products (T1), the reproducing property inside and outside the interval (T2),
+//! structured solves and log-determinants (T3), additive/Kronecker structure (T13), continuity at
+//! the ends (T14), and typed errors for bad input.
 use burn::tensor::Tensor;
 use burn_gp::inducing::fourier::{num_freq_for_budget, FourierKernel};
 use burn_gp::inducing::{FourierFeatures, InducingVariables, KuuFactor};
@@ -13,7 +14,8 @@ use crate::support::*;
 
 const NUS: [MaternNu; 3] = [MaternNu::Half, MaternNu::ThreeHalves, MaternNu::FiveHalves];
 
-/// Golden K_β rows (spec §8.1) for ν = ½, ³⁄₂, ⁵⁄₂.
+/// Golden K_β rows for ν = ½, ³⁄₂, ⁵⁄₂ (`docs/papers/002-decoupled-fourier-features.md`, section
+/// "Golden problem").
 const GOLDEN_KB: [[[f64; 5]; 5]; 3] = [
     [
         [2.33333333333333, 0.666666666666667, 0.666666666666667, 0.0, 0.0],
@@ -60,7 +62,8 @@ fn rate(nu: MaternNu, ls: f64) -> f64 {
     nu.rate_factor() / ls
 }
 
-/// Runs `check(k, ν, kernel, features)` on the golden set-up (spec §8.1) of each ν (f64 only).
+/// Runs `check(k, ν, kernel, features)` on the golden set-up (section "Golden problem" of
+/// `docs/papers/002-decoupled-fourier-features.md`) of each ν (f64 only).
 fn for_each_golden_nu(check: impl Fn(usize, MaternNu, &AdditiveMatern, &FourierFeatures)) {
     if !is_f64() {
         return;

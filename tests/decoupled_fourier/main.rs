@@ -1,4 +1,5 @@
-//! Orthogonally decoupled variational Fourier features (spec `decoupled-fourier-features.md` §8):
+//! Orthogonally decoupled variational Fourier features (Azzimonti et al. 2020; the tests are listed in
+//! `docs/papers/002-decoupled-fourier-features.md`, section "Tests"):
 //! one test binary for the Fourier features and the decoupled model.
 #[path = "../common/mod.rs"]
 mod common;

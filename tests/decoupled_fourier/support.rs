@@ -1,4 +1,5 @@
-//! The spec's golden problem (§8.1), RKHS inner products by quadrature, and small helpers.
+//! The golden problem (`docs/papers/002-decoupled-fourier-features.md`, section "Golden
+//! problem"), RKHS inner products by quadrature, and small helpers.
 use burn::tensor::{Device, Tensor};
 use burn_gp::inducing::{FourierFeatures, InducingPoints};
 use burn_gp::kernels::{AdditiveMatern, MaternNu};
@@ -14,7 +15,7 @@ pub const VAR: f64 = 1.5;
 pub const LS: f64 = 0.4;
 pub const F: usize = 2;
 
-/// §8.1 golden ELBO problem (ν = 3/2, σ_n² = 0.1).
+/// Golden ELBO problem (ν = 3/2, σ_n² = 0.1).
 pub const NOISE: f64 = 0.1;
 pub const X: [f64; 8] = [0.1, 0.35, 0.6, 0.85, 1.3, 1.75, -0.2, 2.3];
 pub const Y: [f64; 8] = [0.5, -0.1, 0.3, 0.8, -0.6, 0.2, 0.0, 0.4];
@@ -45,7 +46,7 @@ pub fn golden_features(kernel: &AdditiveMatern) -> FourierFeatures {
     FourierFeatures::new(kernel, &[(A, B)], F).unwrap()
 }
 
-/// The §8.1 ODVFF model with the golden variational parameters (`natural`: whether (m_β, L_S)
+/// The golden ODVFF model with the golden variational parameters (`natural`: whether (m_β, L_S)
 /// are excluded from autodiff).
 pub fn golden_model(dev: &Device, natural: bool) -> Odvff<AdditiveMatern, Gaussian> {
     let kernel = golden_kernel(MaternNu::ThreeHalves, dev);
@@ -186,7 +187,9 @@ pub struct Rkhs {
 }
 
 impl Rkhs {
-    /// The inner product of spec §2.4, the integral split at `split` if given.
+    /// The RKHS inner product on [a, b] (Hensman et al. 2018;
+    /// `docs/papers/002-decoupled-fourier-features.md`, section "Fourier features"), the integral
+    /// split at `split` if given.
     pub fn inner(&self, g: &Jet, h: &Jet, split: Option<f64>) -> f64 {
         let Rkhs { nu, var, lam, a, b } = *self;
         rkhs_inner(nu, var, lam, (a, b), g, h, split)

@@ -1,6 +1,7 @@
-//! Training end to end (fast CI versions of spec T16 and T17): minibatch Adam + natural gradients
-//! on a 1-D regression problem against SGPR, and probit classification with Kronecker features
-//! against SVGP.
+//! Training end to end (fast CI versions of T16 and T17 of
+//! `docs/papers/002-decoupled-fourier-features.md`, section "Tests"): minibatch Adam + natural
+//! gradients on a 1-D regression problem against SGPR, and probit classification with Kronecker
+//! features against SVGP.
 use burn::module::Module;
 use burn::tensor::Tensor;
 use burn_gp::inducing::fourier::num_freq_for_budget;
@@ -46,7 +47,7 @@ fn odvff_trained_by_adam_and_natural_gradients_matches_sgpr() {
     if !is_f64() {
         return;
     }
-    // A CI-sized version of spec T16 (which is N = 5000, ℓ = 0.1, 2000 iterations; run by
+    // A CI-sized version of T16 (which is N = 5000, ℓ = 0.1, 2000 iterations; run by
     // `odvgp_synthetic`): a Matérn-3/2 GP draw (ℓ = 0.2) at N = 2000 + 500 uniform inputs, noise
     // sd 0.2; ODVFF |β| = 21 (ω_F ≈ 4λ), |γ| = 40, 600 iterations of minibatch 500, against SGPR
     // with 50 points.

@@ -8,7 +8,7 @@ use burn_gp::models::ep::{cavity, frozen_posterior, run_ep, EpGpClassifier, EpSi
 
 use crate::common::{host, uniform};
 
-/// Toy A inputs and labels (spec §10).
+/// Toy A inputs and labels (`docs/papers/001-ep-classification.md`, section "Toy A and test coordinates").
 pub fn toy_a() -> (Vec<f64>, Vec<f64>) {
     let x: Vec<f64> = (0..20).map(|i| -3.0 + 6.0 * i as f64 / 19.0).collect();
     let y = x.iter().map(|&x| if (1.3 * x + 0.4f64).sin() > 0.0 { 1.0 } else { -1.0 }).collect();
@@ -68,7 +68,8 @@ pub fn model_2d(z: &[f64], dev: &Device) -> EpGpClassifier<Rbf> {
     EpGpClassifier::new(kernel, inducing, 1e-3, 0.0, dev).unwrap()
 }
 
-/// The classifier at spec coordinates `ξ = (log σ², log σ0², log ℓ²_1..d, Z row-major)`, no jitter.
+/// The classifier at test coordinates `ξ = (log σ², log σ0², log ℓ²_1..d, Z row-major)`, no jitter
+/// (`docs/papers/001-ep-classification.md`, section "Toy A and test coordinates").
 pub fn model_at(xi: &[f64], d: usize, dev: &Device) -> EpGpClassifier<Rbf> {
     let ell: Vec<f64> = xi[2..2 + d].iter().map(|v| (0.5 * v).exp()).collect();
     let z = &xi[2 + d..];
@@ -77,8 +78,8 @@ pub fn model_at(xi: &[f64], d: usize, dev: &Device) -> EpGpClassifier<Rbf> {
     EpGpClassifier::new(kernel, inducing, xi[1].exp(), 0.0, dev).unwrap()
 }
 
-/// `ξ` of `model` in spec coordinates (the inverse of [`model_at`]).
-pub fn spec_coordinates(model: &EpGpClassifier<Rbf>) -> Vec<f64> {
+/// `ξ` of `model` in test coordinates (the inverse of [`model_at`]).
+pub fn test_coordinates(model: &EpGpClassifier<Rbf>) -> Vec<f64> {
     let mut xi = vec![host(model.kernel.params.variance.value())[0].ln(), host(model.log_noise.val())[0]];
     xi.extend(host(model.kernel.params.lengthscales.value()).iter().map(|l| 2.0 * l.ln()));
     xi.extend(host(model.inducing.z()));
@@ -108,8 +109,8 @@ pub fn converge_from(fitc: &Fitc, y: &[f64], mut sites: EpSites, tol: f64) -> Ep
 }
 
 /// Gradients of `model`'s parameters (Burn's softplus-positive kernel parameters, `log σ0²`, `Z`)
-/// converted to spec coordinates `(log σ², log σ0², log ℓ²_1..d, Z)`; zero for frozen ones.
-pub fn spec_gradient(model: &EpGpClassifier<Rbf>, grads: &Gradients) -> Vec<f64> {
+/// converted to test coordinates `(log σ², log σ0², log ℓ²_1..d, Z)`; zero for frozen ones.
+pub fn coordinates_gradient(model: &EpGpClassifier<Rbf>, grads: &Gradients) -> Vec<f64> {
     let sigmoid = |r: f64| 1.0 / (1.0 + (-r).exp());
     let var_raw = host(model.kernel.params.variance.raw())[0];
     let ell_raw = host(model.kernel.params.lengthscales.raw());
@@ -127,7 +128,7 @@ pub fn spec_gradient(model: &EpGpClassifier<Rbf>, grads: &Gradients) -> Vec<f64>
     out
 }
 
-/// ∇L̃ (the surrogate, paper eq. 4) at the given sites, in spec coordinates; `model` lives on an
+/// ∇L̃ (the surrogate, paper eq. 4) at the given sites, in test coordinates; `model` lives on an
 /// autodiff device and `x` is row-major `[n, d]`.
 pub fn surrogate_gradient(model: &EpGpClassifier<Rbf>, x: &[f64], d: usize, y: &[f64], sites: &EpSites) -> Vec<f64> {
     let ad = model.inducing.z().device();
@@ -137,10 +138,10 @@ pub fn surrogate_gradient(model: &EpGpClassifier<Rbf>, x: &[f64], d: usize, y: &
     let cav: Vec<_> = (0..y.len()).map(|i| cavity(p.t_hat[i], p.v_hat[i], sites.nu[i], sites.mu[i])).collect();
     let frozen = frozen_posterior(&q, &fitc, &p, &cav);
     let loss = model.surrogate(rows(x, d, &ad), y, &frozen, 1.0).unwrap();
-    spec_gradient(model, &loss.backward())
+    coordinates_gradient(model, &loss.backward())
 }
 
-/// ∇ log Z_q(ξ) with the sites held fixed (autodiff of the tensor energy), in spec coordinates.
+/// ∇ log Z_q(ξ) with the sites held fixed (autodiff of the tensor energy), in test coordinates.
 pub fn fixed_site_gradient(
     model: &EpGpClassifier<Rbf>,
     x: &[f64],
@@ -151,7 +152,7 @@ pub fn fixed_site_gradient(
     let ad = model.inducing.z().device();
     let energy = model.log_z_q_at_sites(rows(x, d, &ad), y, sites).unwrap();
     let value = energy.clone().into_scalar::<f64>();
-    (value, spec_gradient(model, &energy.backward()))
+    (value, coordinates_gradient(model, &energy.backward()))
 }
 
 /// Class indices of ±1 targets: −1 → 0, +1 → 1 (the classifiers' label convention).

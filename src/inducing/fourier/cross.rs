@@ -3,7 +3,8 @@
 //! Inside `[a, b]` the reproducing property gives the features themselves,
 //! `[1, cos ω_m(x−a), sin ω_m(x−a)]`. Outside, the Matérn-(p+½) process is Markov in
 //! `(f, …, f⁽ᵖ⁾)`, so `Cov = Σ_i w_i(r) φ⁽ⁱ⁾(e)` at the nearest endpoint `e` with `r = |x − e|`
-//! and `t = x − e` (spec §2.4; the ν = ⁵⁄₂ branch is derived there):
+//! and `t = x − e` (inside: paper eq. 10; outside: Hensman et al. 2018 for ν = ½, ³⁄₂; the ν = ⁵⁄₂
+//! branch is derived in `docs/papers/002-decoupled-fourier-features.md`, section "Fourier features"):
 //!
 //! | ν | cosines (incl. constant) | sines |
 //! |---|---|---|

@@ -10,11 +10,13 @@ use crate::error::{check_finite, Error, Result};
 use crate::inducing::{InducingVariables, KuuFactor};
 use crate::kernels::matern_rates;
 
-/// Margin of the default interval, in initial lengthscales, on each side of the data (spec §3.1:
-/// the boundary error of the features decays like the kernel with the distance to the ends).
+/// Margin of the default interval, in initial lengthscales, on each side of the data (our default,
+/// `docs/papers/002-decoupled-fourier-features.md`, section "Deviations": the boundary error of the
+/// features decays like the kernel with the distance to the ends).
 pub(crate) const MARGIN_LENGTHSCALES: f64 = 3.0;
 
-/// Largest number of tensor-product (Kronecker) features accepted (spec §4, pitfall 12).
+/// Largest number of tensor-product (Kronecker) features accepted (our cap; paper §4.1.2: separable
+/// features grow exponentially in D; `docs/papers/002-decoupled-fourier-features.md`, section "Deviations").
 pub(crate) const MAX_KRONECKER_FEATURES: usize = 4096;
 
 /// Variational Fourier features (Hensman, Durrande and Solin 2018): the RKHS inner products

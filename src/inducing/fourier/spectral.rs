@@ -1,5 +1,6 @@
 //! Closed-form Gram matrices of variational Fourier features on an interval (Hensman, Durrande and
-//! Solin 2018; spec §2.4), one 1-D Matérn factor per input dimension.
+//! Solin 2018; paper eq. 11 and §3.3; `docs/papers/002-decoupled-fourier-features.md`, section
+//! "Fourier features"), one 1-D Matérn factor per input dimension.
 //!
 //! With the harmonic frequencies `ω_m = 2πm/(b − a)` (`m = 0..F`) and the spectral density
 //! `S(ω) = c σ² λ^{2p+1} / (λ² + ω²)^{p+1}` (`p = ν − ½`, `c = 2, 4, 16/3`), the RKHS inner

@@ -12,7 +12,8 @@ use crate::models::SvgpConfig;
 /// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
 type GpResult<T> = crate::error::Result<T>;
 
-/// Settings of a Bayesian SVM with an ARD RBF kernel; defaults follow the spec (§5).
+/// Settings of a Bayesian SVM with an ARD RBF kernel; defaults as in `docs/papers/003-bayesian-svm.md`
+/// (section "Defaults").
 #[derive(Config, Debug)]
 pub struct BayesianSvmConfig {
     /// Number of classes C (≥ 2).

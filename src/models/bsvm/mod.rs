@@ -3,7 +3,8 @@
 //!
 //! A multi-class Bayesian SVM is an [`Svgp`] with C latent GPs that share the kernel and the
 //! inducing points, and the Crammer–Singer pseudo-likelihood [`MultiClassHinge`]; its ELBO is the
-//! spec's collapsed objective (E3), closed-form in the marginal means and variances, so it trains by
+//! collapsed objective (E3) of `docs/papers/003-bayesian-svm.md` (the paper's eq. 12 with its errata
+//! corrected and α at its optimum), closed-form in the marginal means and variances, so it trains by
 //! autodiff + Adam on minibatches like any SVGP. The binary Bayesian SVM uses [`BinaryHinge`], and
 //! [`OneVsRestBsvm`] combines C of them (the paper's competitor).
 //!

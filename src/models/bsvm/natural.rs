@@ -1,5 +1,6 @@
-//! Stochastic natural-gradient updates of a Bayesian SVM's `q(u)` (spec §2.9, Algorithm 1 of the
-//! paper with its eq. 45 corrected), for training with minibatches while Adam moves everything else.
+//! Stochastic natural-gradient updates of a Bayesian SVM's `q(u)` (Algorithm 1 of the paper's
+//! Appendix C with its eq. 45 corrected, see `docs/papers/003-bayesian-svm.md`, section "Errata"),
+//! for training with minibatches while Adam moves everything else.
 //!
 //! The optimal whitened `q(v_j)` for fixed `α`, `t` and features has natural parameters
 //! `Λ_j = I + Σ_n ω_n 1[j ∈ {y_n, t_n}] a_n a_nᵀ` and `h_j = Λ_j m_j` (see [`BayesianSvm::coordinate_ascent`]).

@@ -1,4 +1,5 @@
-//! Closed-form coordinate-ascent updates of a Bayesian SVM's `q(u)` (spec §2.9, whitened form).
+//! Closed-form coordinate-ascent updates of a Bayesian SVM's `q(u)` (the paper's Appendix C, eqs. 45–46,
+//! whitened form).
 //!
 //! For a fixed kernel, inducing points, competitors `t` and scales `α`, the objective is concave
 //! and quadratic in each class's whitened `q(v_j) = N(m_j, S_j)`, with the optimum

@@ -1,5 +1,5 @@
 //! The optimal variational parameters of a decoupled GP with a Gaussian likelihood, full batch
-//! (paper App. B; spec §2.3, §3.4): for tests and small problems (`O(N M_α² + M_α³)` on the host).
+//! (paper App. B and B.2): for tests and small problems (`O(N M_α² + M_α³)` on the host).
 use faer::prelude::*;
 
 use super::model::DecoupledGp;

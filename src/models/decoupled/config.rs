@@ -24,7 +24,8 @@ pub struct DecoupledGpConfig {
     #[config(default = true)]
     pub natural_gradients: bool,
     /// Step size ρ of the natural-gradient steps that [`DecoupledGp::fit`](super::DecoupledGp::fit)
-    /// takes after every optimiser step (paper 002's experiments: 0.1).
+    /// takes after every optimiser step (0.1: our default, the paper reports no step sizes;
+    /// `docs/papers/002-decoupled-fourier-features.md`, section "Deviations").
     #[config(default = 0.1)]
     pub natural_step: f64,
     /// Initial `S`.

@@ -1,5 +1,6 @@
 //! The orthogonally decoupled sparse variational GP (Salimbeni et al. 2018; with Fourier features
-//! as covariance basis: Azzimonti et al. 2020, "ODVFF"; spec §2.3, §2.5).
+//! as covariance basis: Azzimonti et al. 2020, "ODVFF"; paper eqs. 5–6, 12–13 and App. B; the KL expanded
+//! as in `docs/papers/002-decoupled-fourier-features.md`, section "Decoupled ELBO").
 //!
 //! `q(f)` has mean `μ(x) = k_xγ a_γ + k_xβ K_β⁻¹ (m_β − K_βγ a_γ)` and covariance
 //! `k(x,x') − k_xβ K_β⁻¹ k_βx' + k_xβ K_β⁻¹ S K_β⁻¹ k_βx'`: the mean uses inducing points γ

@@ -1,4 +1,5 @@
-//! Natural-gradient steps for the β-block `q(β) = N(m_β, S)` (Salimbeni et al. 2018; spec §2.8).
+//! Natural-gradient steps for the β-block `q(β) = N(m_β, S)` (Salimbeni et al. 2018; paper §4.2; the
+//! step is written out in `docs/papers/002-decoupled-fourier-features.md`, section "Natural gradients").
 //!
 //! With `a_γ` and the hyperparameters fixed, the ELBO depends on `(m_β, S)` like an SVGP whose
 //! mean has the offset `c_n = μ_n − b_nᵀ m_β`, `b_n = K_β⁻¹ k_βn`. From the per-point gradients

@@ -1,4 +1,5 @@
-//! [`DeepGpConfig`]: architecture, initialisation and optimisation settings with the spec's defaults.
+//! [`DeepGpConfig`]: architecture, initialisation and optimisation settings, with the defaults listed in
+//! `docs/papers/004-deep-gp-ep.md` (section "Defaults").
 use burn::config::Config;
 
 use crate::error::Error;
@@ -15,7 +16,8 @@ pub enum MeanFunction {
     Identity,
 }
 
-/// Settings of a [`DeepGp`](super::DeepGp) regression model (paper and its code, spec §5).
+/// Settings of a [`DeepGp`](super::DeepGp) regression model (the paper's §8.1 and the authors' code; sources of
+/// every default in `docs/papers/004-deep-gp-ep.md`, section "Defaults").
 #[derive(Config, Debug)]
 pub struct DeepGpConfig {
     /// Input width D_0.

@@ -1,4 +1,5 @@
-//! The tied EP factor of one GP layer, in the inverse-free form of spec §2.9.
+//! The tied EP factor of one GP layer (the paper's §4.2), in our inverse-free form
+//! (`docs/papers/004-deep-gp-ep.md`, sections "Tied factor" and "Inverse-free form").
 //!
 //! The layer stores the total data contribution `T1 = RᵀR` (R upper triangular, positive diagonal)
 //! and `t`, so `q(u)`: `Σ_q⁻¹ = K⁻¹ + T1`, `Σ_q⁻¹ μ_q = t`, and the cavity has `β T1`, `β t` with

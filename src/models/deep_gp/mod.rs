@@ -1,5 +1,6 @@
 //! Deep Gaussian process regression trained by approximate expectation propagation
-//! (Bui, Hernández-Lobato, Li, Hernández-Lobato, Turner 2016; spec `deep-gp-ep.md`).
+//! (Bui, Hernández-Lobato, Li, Hernández-Lobato, Turner, ICML 2016; equations, defaults, errata and tests
+//! in `docs/papers/004-deep-gp-ep.md`).
 //!
 //! Every layer is a FITC sparse GP with an EQ-ARD kernel; the posterior over each function's
 //! inducing outputs is `q(u) ∝ p(u) g(u)^N` with one tied Gaussian factor `g`; the objective is the

@@ -1,5 +1,6 @@
 //! Closed-form ψ-statistics of the EQ-ARD kernel under a diagonal-Gaussian input
-//! `h ~ N(μ, diag(s))` (spec §2.6), evaluated in log space and exponentiated last:
+//! `h ~ N(μ, diag(s))` (the paper's ψ_{l,1}, ψ_{l,2}: appendix D, eqs. (4)–(5)), evaluated in log space
+//! and exponentiated last:
 //!
 //! `ψ1_m = σ² Π_j (1 + s_j/ℓ_j²)^{−½} exp(−½ Σ_j (μ_j − z_mj)² / (ℓ_j² + s_j))`,
 //! `ψ2_mm' = σ⁴ Π_j (1 + 2s_j/ℓ_j²)^{−½} exp(−Σ_j (z_mj − z_m'j)²/(4ℓ_j²) − Σ_j (μ_j − z̄_mm'j)²/(ℓ_j² + 2s_j))`.

@@ -1,4 +1,5 @@
-//! [`EpConfig`]: the three training schedules of the EP classifier and their defaults (spec §5).
+//! [`EpConfig`]: the three training schedules of the EP classifier and their defaults (the paper's §4.1,
+//! §4.5 and appendices A.4, A.6; sources in `docs/papers/001-ep-classification.md`, section "Defaults").
 use burn::config::Config;
 
 /// How sites and hyperparameters are interleaved.

@@ -1,8 +1,8 @@
 //! The EP energy `log Z_q` as a differentiable function of the hyperparameters and inducing
 //! inputs with the site parameters `(ν̃, μ̃)` held fixed and the site directions `υ_i(ξ)`
-//! recomputed from `ξ` (spec §2.6–2.7): the paper's "exact gradient" of its Fig. 1, and a test
-//! oracle for the surrogate's gradient (at an EP fixed point both equal the gradient of the
-//! converged energy).
+//! recomputed from `ξ` (paper eq. 28; `docs/papers/001-ep-classification.md`, section "Exact
+//! gradient"): the paper's "exact gradient" of its Fig. 1, and a test oracle for the surrogate's
+//! gradient (at an EP fixed point both equal the gradient of the converged energy).
 use burn::tensor::{Tensor, TensorData};
 
 use super::model::EpGpClassifier;
@@ -42,14 +42,14 @@ impl<K: Kernel> EpGpClassifier<K> {
         let g = solve_triangular(lb.clone(), psi.clone(), Triangle::Lower, false)?;
         let t_hat = col_sum(g.clone() * beta.clone());
         let v_hat = col_sum(g.powi_scalar(2));
-        // cavities (spec §2.3): a = t̂ + v̂ (ν̃t̂ − μ̃)/(1 − ν̃v̂), c = v̂/(1 − ν̃v̂)
+        // cavities (paper eqs. 14–15 projected on υ_i): a = t̂ + v̂ (ν̃t̂ − μ̃)/(1 − ν̃v̂), c = v̂/(1 − ν̃v̂)
         let denom = (nu.clone() * v_hat.clone()).neg().add_scalar(1.0);
         let a = t_hat.clone() + v_hat.clone() * (nu.clone() * t_hat - mu.clone()) / denom.clone();
         let c = v_hat / denom;
         let kdiag = self.kernel.k_diag(x).reshape([1, n]) + self.noise().reshape([1, 1]);
         let s = (kdiag - col_sum(psi.powi_scalar(2))).clamp_min(0.0);
         let log_z = log_ndtr(labels * a.clone() / (s + c.clone()).add_scalar(1.0).sqrt());
-        // log s̃_i (spec §2.6, corrected eq. 29)
+        // log s̃_i (paper eq. 29, corrected: docs/papers/001-ep-classification.md, section "Errata")
         let k = (nu.clone() * c.clone()).add_scalar(1.0);
         let quad = nu * a.clone().powi_scalar(2) - (mu.clone() * a).mul_scalar(2.0) - mu.powi_scalar(2) * c;
         let log_s = log_z + k.clone().log().mul_scalar(0.5) + quad / k.mul_scalar(2.0);

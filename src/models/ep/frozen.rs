@@ -7,7 +7,8 @@ use super::model::FrozenPosterior;
 use super::posterior::{Cavity, Fitc, Projection, WhitenedPosterior};
 
 /// The surrogate's constants from `q`, its projections onto the current directions and the sites'
-/// cavities along them (spec §2.7): `w̄_i = Σ̄υ_i = R̄ G_i` with `G = L_B⁻¹Ψ`.
+/// cavities along them (`docs/papers/001-ep-classification.md`, section "Surrogate objective"):
+/// `w̄_i = Σ̄υ_i = R̄ G_i` with `G = L_B⁻¹Ψ`.
 pub fn frozen_posterior(q: &WhitenedPosterior, fitc: &Fitc, p: &Projection, cav: &[Cavity]) -> FrozenPosterior {
     let (mu, r) = q.u_space(fitc.l.as_ref());
     let (m, b) = (p.g.nrows(), p.g.ncols());

@@ -1,12 +1,13 @@
 //! Scalable GP classification by expectation propagation (SEP; Hernández-Lobato &
 //! Hernández-Lobato 2016): a probit GP classifier with inducing points whose posterior over the
 //! inducing values is kept by EP with one rank-one site per data point, trained in batch,
-//! GFITC-style (EP to convergence) or minibatch mode. Equations and corrected typos: spec
-//! `ep-gp-classification.md`.
+//! GFITC-style (EP to convergence) or minibatch mode. Equations, deviations and corrected typos:
+//! `docs/papers/001-ep-classification.md`.
 //!
 //! All EP work (cavities, site updates, `q`, `log Z_q`, predictions) runs on the host in f64; the
-//! hyperparameter gradient is Burn's autodiff of the surrogate objective of spec §2.7, whose
-//! gradient equals the paper's eq. 4 (eq. 6 on minibatches).
+//! hyperparameter gradient is Burn's autodiff of a surrogate objective (ours:
+//! `docs/papers/001-ep-classification.md`, section "Surrogate objective"), whose gradient equals the
+//! paper's eq. 4 (eq. 6 on minibatches).
 //!
 //! ```no_run
 //! use burn::module::Module;

@@ -12,8 +12,8 @@ use crate::inducing::InducingPoints;
 use crate::kernels::Kernel;
 use crate::linalg::{cholesky, logdet_from_cholesky, solve_triangular, Triangle};
 use crate::models::check_inputs;
-use crate::special::tensor::log_ndtr;
 use crate::special::{log_ndtr as log_ndtr_scalar, norm_cdf};
+use crate::special::tensor::log_ndtr;
 use crate::tensors::to_vec;
 
 /// A sparse EP GP classifier: latent `f ~ GP(0, k + σ0²δ)`, `p(y = ±1 | f) = Φ(y f)`, inducing
@@ -36,7 +36,8 @@ pub struct EpGpClassifier<K: Module> {
 }
 
 /// The detached quantities of `q` and of the sites that the surrogate objective takes as constants
-/// (spec §2.7): `μ̄`, `R̄` (`Σ̄ = R̄R̄ᵀ`) and, per point, `w̄_i = Σ̄υ_i^{st}`, `κ̄_i`, `C̄_i`.
+/// (`docs/papers/001-ep-classification.md`, section "Surrogate objective"): `μ̄`, `R̄` (`Σ̄ = R̄R̄ᵀ`)
+/// and, per point, `w̄_i = Σ̄υ_i^{st}`, `κ̄_i`, `C̄_i`.
 #[derive(Clone, Debug)]
 pub struct FrozenPosterior {
     /// `μ̄` `[m]`.
@@ -105,7 +106,8 @@ impl<K: Kernel> EpGpClassifier<K> {
         Fitc::new(&kuu, &kuf, &kdiag, m)
     }
 
-    /// The surrogate objective `L̃(ξ)` of spec §2.7 on the rows `x` `[b, d]`, labels `y` `[b]` (±1):
+    /// The surrogate objective `L̃(ξ)` (`docs/papers/001-ep-classification.md`, section "Surrogate
+    /// objective") on the rows `x` `[b, d]`, labels `y` `[b]` (±1):
     /// `E_q̄[log N(u | 0, K_uu)] + scale · Σ_i log Φ(y_i a_i(ξ)/√b_i(ξ))`, with everything in
     /// `frozen` held constant. Its gradient is the paper's eq. 4 (eq. 6 with `scale = n/|B|`).
     pub fn surrogate(&self, x: Tensor<2>, y: &[f64], frozen: &FrozenPosterior, scale: f64) -> Result<Tensor<1>> {
@@ -167,7 +169,8 @@ impl<K: Kernel> EpGpClassifier<K> {
     }
 
     /// Latent predictive mean `m*` and variance `s*` (σ0² included) at the rows of `x` under the
-    /// posterior `q` (spec §2.8, stable form): `m* = ψ*ᵀL_B⁻ᵀβ`, `s* = k** − ‖ψ*‖² + ‖L_B⁻¹ψ*‖²`.
+    /// posterior `q` (paper eqs. 36–37, in the stable form of `docs/papers/001-ep-classification.md`,
+    /// section "Whitened form"): `m* = ψ*ᵀL_B⁻ᵀβ`, `s* = k** − ‖ψ*‖² + ‖L_B⁻¹ψ*‖²`.
     pub fn predict_latent(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<(Vec<f64>, Vec<f64>)> {
         let fitc = self.fitc(x)?;
         if q.beta.len() != fitc.num_inducing() {

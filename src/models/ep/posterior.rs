@@ -1,5 +1,6 @@
 //! The EP posterior `q(u) = N(μ, Σ)` over the inducing values in whitened form, its site
-//! cavities, parallel EP passes and the EP energy `log Z_q` (spec §2.3–2.6), on the host in f64.
+//! cavities, parallel EP passes and the EP energy `log Z_q` (paper appendix A.1–A.5, eqs. 12–29), on
+//! the host in f64.
 //!
 //! With `L = chol(K_uu)`, `Ψ = L⁻¹K_uf` and site sums in whitened coordinates
 //! `A = Lᵀ S L`, `Lᵀe`: `B = I + A = L_B L_Bᵀ`, `β = L_B⁻¹ Lᵀe`, so `Σ = L B⁻¹ Lᵀ`,
@@ -14,7 +15,7 @@ use super::site::{log_site_scale, site_from_tilted, tilted};
 use crate::error::{Error, Result};
 use crate::linalg::host::cholesky_lower;
 
-/// Largest site precision kept (spec §4.1).
+/// Largest site precision kept (ours: `docs/papers/001-ep-classification.md`, section "Safeguards").
 pub(crate) const MAX_SITE_PRECISION: f64 = 1e8;
 /// A site whose cavity has `1 − ν̃ v̂` at or below this is left unchanged (improper cavity).
 pub(crate) const CAVITY_GUARD: f64 = 1e-12;
@@ -122,7 +123,8 @@ impl WhitenedPosterior {
     pub fn prior(m: usize) -> Result<Self> {
         Self::new(Mat::zeros(m, m), &vec![0.0; m])
     }
-    /// `g(θ) − g(θ_prior) = −Σ_j log (L_B)_jj + ½‖β‖²` (spec §2.6).
+    /// `g(θ) − g(θ_prior) = −Σ_j log (L_B)_jj + ½‖β‖²` (paper eqs. 27–28 in whitened form:
+    /// `docs/papers/001-ep-classification.md`, section "Whitened form").
     pub fn log_normaliser_ratio(&self) -> f64 {
         let m = self.lb.nrows();
         -(0..m).map(|j| self.lb[(j, j)].ln()).sum::<f64>() + 0.5 * squared_norm(self.beta.iter())
@@ -155,7 +157,8 @@ impl WhitenedPosterior {
     }
 }
 
-/// The cavity of one site along its direction (spec §2.3), and the detached scalars the
+/// The cavity of one site along its direction (paper eqs. 14–15 projected on `υ_i`;
+/// `docs/papers/001-ep-classification.md`, section "Cavities"), and the detached scalars the
 /// surrogate objective needs.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Cavity {
@@ -238,8 +241,8 @@ pub fn update_sites(
     report
 }
 
-/// One parallel EP pass over all points with damping `ρ` (spec §2.5): every cavity from the same
-/// `q`, then every site updated.
+/// One parallel EP pass over all points with damping `ρ` (paper appendix A.4, eq. 25): every cavity
+/// from the same `q`, then every site updated.
 pub fn ep_pass(fitc: &Fitc, y: &[f64], sites: &mut EpSites, damping: f64) -> Result<PassReport> {
     let q = WhitenedPosterior::from_sites(fitc, &sites.nu, &sites.mu)?;
     let p = q.project(fitc.psi.as_ref());
@@ -269,7 +272,8 @@ pub fn run_ep(
     Ok((max_passes, last))
 }
 
-/// The EP estimate of the log marginal likelihood at the given sites (spec §2.6):
+/// The EP estimate of the log marginal likelihood at the given sites (paper eqs. 26–29, eq. 29
+/// corrected as in `docs/papers/001-ep-classification.md`, section "Errata"):
 /// `log Z_q = −Σ_j log (L_B)_jj + ½‖β‖² + Σ_i log s̃_i`.
 pub fn log_z_q(fitc: &Fitc, y: &[f64], sites: &EpSites) -> Result<f64> {
     let q = WhitenedPosterior::from_sites(fitc, &sites.nu, &sites.mu)?;

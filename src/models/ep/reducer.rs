@@ -1,6 +1,6 @@
-//! How data-parallel EP combines its shards' statistics (spec §2.9): a [`ShardReducer`] sums
-//! one flat f64 buffer per shard (site sums `Lᵀ S_p L` and `Lᵀe_p`, `Σ log s̃`, the likelihood
-//! term's gradient) and hands the total back, as an all-reduce does.
+//! How data-parallel EP combines its shards' statistics (paper §2.3, "Distributed training"): a
+//! [`ShardReducer`] sums one flat f64 buffer per shard (site sums `Lᵀ S_p L` and `Lᵀe_p`, `Σ log s̃`,
+//! the likelihood term's gradient) and hands the total back, as an all-reduce does.
 //!
 //! * [`HostReducer`]: the shards' buffers are added on the host in shard order. Used on CPU
 //!   backends, and the default.

@@ -1,5 +1,6 @@
-//! Data-parallel batch EP (spec §2.9, §3.5): the training rows are split into shards; every shard
-//! computes its FITC quantities, site sums, cavities, site updates, `log s̃` terms and the
+//! Data-parallel batch EP (paper §2.3, "Distributed training"; `docs/papers/001-ep-classification.md`,
+//! section "Training schedules"): the training rows are split into shards; every shard computes its FITC
+//! quantities, site sums, cavities, site updates, `log s̃` terms and the
 //! gradient of its share of the surrogate's data term on its own thread (and device, when the
 //! [`ShardReducer`] names devices), and only `O(m² + md)` numbers per shard are combined, by the
 //! reducer's all-reduce. The result equals the single-shard run up to the order of floating-point

@@ -1,4 +1,5 @@
-//! One EP site of the probit likelihood, as 1-D EP along the site's direction (spec §2.2–2.6).
+//! One EP site of the probit likelihood, as 1-D EP along the site's direction (paper appendix A.3,
+//! eqs. 16–24 and 29; `docs/papers/001-ep-classification.md`, section "Site update").
 //!
 //! The exact factor of point `i` is `Φ(y t / √(1 + s))` in the scalar `t = υᵀu`, its cavity is
 //! `N(t | a, c)`, and its site is `exp(−½ν̃t² + μ̃t)`. Everything here is closed form in f64.
@@ -39,7 +40,8 @@ pub struct Tilted {
     pub z: f64,
 }
 
-/// Moment matching of `Φ(y t/√(1 + s)) N(t | a, c)` (spec §2.4, paper eqs. 17–20 with √b).
+/// Moment matching of `Φ(y t/√(1 + s)) N(t | a, c)` (paper eqs. 17–20, eq. 20 with √b: see
+/// `docs/papers/001-ep-classification.md`, section "Errata").
 pub fn tilted(y: f64, a: f64, c: f64, s: f64) -> Tilted {
     let b = 1.0 + s + c;
     let sb = b.sqrt();
@@ -48,14 +50,16 @@ pub fn tilted(y: f64, a: f64, c: f64, s: f64) -> Tilted {
     Tilted { log_z: log_ndtr(z), alpha: y * lambda / sb, beta: lambda * gap / b, z }
 }
 
-/// The new site `(ν̃, μ̃)` from the tilted moments (paper eqs. 21–23 with the minus sign):
+/// The new site `(ν̃, μ̃)` from the tilted moments (paper eqs. 21–23 with the minus sign of eq. 23,
+/// see `docs/papers/001-ep-classification.md`, section "Errata"):
 /// `ν̃ = β/(1 − βc)`, `μ̃ = (α + βa)/(1 − βc)`; `ν̃ > 0` always for the probit.
 pub fn site_from_tilted(t: &Tilted, a: f64, c: f64) -> (f64, f64) {
     let denom = 1.0 - t.beta * c;
     (t.beta / denom, (t.alpha + t.beta * a) / denom)
 }
 
-/// `log s̃` of a site `(ν̃, μ̃)` whose cavity is `N(a, c)` (spec §2.6, the corrected eq. 29):
+/// `log s̃` of a site `(ν̃, μ̃)` whose cavity is `N(a, c)` (paper eq. 29 as corrected in
+/// `docs/papers/001-ep-classification.md`, section "Errata"):
 /// `log Φ(z) + ½log(1 + ν̃c) + (ν̃a² − 2μ̃a − μ̃²c) / (2(1 + ν̃c))`.
 pub fn log_site_scale(log_z: f64, nu: f64, mu: f64, a: f64, c: f64) -> f64 {
     let k = 1.0 + nu * c;

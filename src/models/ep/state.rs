@@ -1,5 +1,6 @@
 //! [`EpState`]: the EP sites of the training points and, in minibatch mode, their stored
-//! directions and the site sums `S`, `e` in u-space (spec §3.1, §3.4). Not a Burn module: it is
+//! directions and the site sums `S`, `e` in u-space (paper §2.3, "Training using minibatches";
+//! `docs/papers/001-ep-classification.md`, section "Training schedules"). Not a Burn module: it is
 //! data-indexed and never differentiated.
 use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
@@ -27,7 +28,8 @@ impl SiteSums {
     pub fn zeros(m: usize, n: usize) -> Self {
         Self { directions: Mat::zeros(m, n), s: Mat::zeros(m, m), e: vec![0.0; m] }
     }
-    /// `S`, `e` recomputed from the stored directions and sites (removes drift; spec §3.4 step 10).
+    /// `S`, `e` recomputed from the stored directions and sites (removes drift; ours, not the paper's:
+    /// `docs/papers/001-ep-classification.md`, section "Training schedules").
     pub fn rebuild(&mut self, sites: &EpSites) {
         let (m, n) = (self.directions.nrows(), self.directions.ncols());
         let scaled = Mat::from_fn(m, n, |r, c| self.directions[(r, c)] * sites.nu[c]);

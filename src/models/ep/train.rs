@@ -1,5 +1,6 @@
 //! Training an [`EpGpClassifier`]: EP site refinements interleaved with hyperparameter steps on
-//! the surrogate objective (spec §3.3–3.6), in the three modes of [`EpMode`].
+//! the surrogate objective (paper §2.3 and appendix A.6; `docs/papers/001-ep-classification.md`,
+//! section "Training schedules"), in the three modes of [`EpMode`].
 use std::cell::{Cell, RefCell};
 
 use burn::module::Module;
@@ -53,8 +54,9 @@ fn directions(fitc: &Fitc) -> Mat<f64> {
     u
 }
 
-/// Minibatch mode (spec §3.4 steps 1–6) on the points `idx` (`fitc` and `y` hold just those
-/// points): cavities with the stored and the current directions, damped site updates,
+/// Minibatch mode (paper §2.3, "Training using minibatches"; steps 1–6 in
+/// `docs/papers/001-ep-classification.md`, section "Training schedules") on the points `idx` (`fitc`
+/// and `y` hold just those points): cavities with the stored and the current directions, damped site updates,
 /// incremental site sums, then the surrogate's constants.
 pub fn minibatch_update(
     fitc: &Fitc,

@@ -1,11 +1,12 @@
-//! [`SkewGpConfig`]: the skew GP classifier's settings (spec §5, §7) and its objective and
-//! optimiser choices.
+//! [`SkewGpConfig`]: the skew GP classifier's settings (their origin: `docs/papers/000-skew-gp.md`,
+//! section "Defaults") and its objective and optimiser choices.
 use burn::config::Config;
 
 use crate::error::Error;
 use crate::mvn::{ChainConfig, LinEssVariant};
 
-/// What `fit` maximises (spec §2.8); `P_i = Φ_{s+|B_i|}(γ̃_{B_i}; Γ̃_{B_i})` per block.
+/// What `fit` maximises (paper §5.2, Proposition 2, and ours: `docs/papers/000-skew-gp.md`, section
+/// "Training objective"); `P_i = Φ_{s+|B_i|}(γ̃_{B_i}; Γ̃_{B_i})` per block.
 #[derive(Config, Debug, PartialEq, Eq, Copy)]
 pub enum Objective {
     /// `Σ_i [ln P_i − ln Φ_s(γ; Γ)] = Σ_i ln p(D_{B_i})`: a composite (block-independence)
@@ -78,7 +79,7 @@ pub struct SkewGpConfig {
     /// Optimiser.
     #[config(default = "SkewOptimizer::Adam")]
     pub optimizer: SkewOptimizer,
-    /// Adam learning rate (spec: 0.02).
+    /// Adam learning rate (ours; `docs/papers/000-skew-gp.md`, section "Defaults").
     #[config(default = 0.02)]
     pub lr: f64,
     /// Passes over the data (with all blocks per step: optimisation steps).
@@ -90,14 +91,15 @@ pub struct SkewGpConfig {
     /// SPSA perturbation `c` in `c_k = c / (k + 1)^0.101`.
     #[config(default = 0.05)]
     pub spsa_c: f64,
-    /// Posterior sampler: chains (spec: 16; lin-ess draws are strongly autocorrelated on GP
-    /// posteriors, so more chains and draws than the spec's are the default, see the README).
+    /// Posterior sampler: chains (first design: 16; lin-ess draws are strongly autocorrelated on GP
+    /// posteriors, so more chains and draws than first planned are the default, see
+    /// `docs/papers/000-skew-gp.md`, section "Defaults", and `docs/results/skew_gp.md`).
     #[config(default = 32)]
     pub chains: usize,
-    /// Posterior sampler: burn-in steps per chain (spec: 100).
+    /// Posterior sampler: burn-in steps per chain (the authors' code: 100).
     #[config(default = 300)]
     pub burn_in: usize,
-    /// Posterior samples of `U₁` kept (spec: 2 000), i.e. 500 steps per chain; `0` draws none
+    /// Posterior samples of `U₁` kept (the authors' code: 2 000), i.e. 500 steps per chain; `0` draws none
     /// (predict with [`super::SkewGpPosterior::predict_exact`] then).
     #[config(default = 16000)]
     pub samples: usize,

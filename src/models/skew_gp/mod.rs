@@ -1,7 +1,7 @@
 //! Skew Gaussian process classification (Benavoli, Azzimonti & Piga 2020): a probit classifier
 //! whose prior is a skew-Gaussian process, so that the posterior is a unified skew-normal (SUN)
 //! in closed form — exact up to Gaussian orthant probabilities. Equations, corrected typos and
-//! tests: spec `skew-gp.md`.
+//! tests: `docs/papers/000-skew-gp.md`.
 //!
 //! - [`SkewGp`]: the prior of eq. (14) as a Burn module (kernel, pseudo-points `R`, truncation
 //!   `γ`, phases `L`) with the differentiable block systems of the training objective.

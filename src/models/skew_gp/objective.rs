@@ -1,5 +1,6 @@
-//! The block objectives of spec §2.8 on a [`SkewGp`]: block log-probabilities by the batched,
-//! differentiable Genz estimator, combined into [`Objective`].
+//! The block objectives on a [`SkewGp`] (paper §5.2, Proposition 2 / eq. (16), and ours:
+//! `docs/papers/000-skew-gp.md`, section "Training objective"): block log-probabilities by the
+//! batched, differentiable Genz estimator, combined into [`Objective`].
 use burn::tensor::Tensor;
 
 use super::config::Objective;

@@ -145,7 +145,8 @@ impl<K: Kernel> SkewGpPosterior<K> {
         crate::models::check_inputs("SkewGpPosterior: test inputs", x_test, Some(self.x.dims()[1]))
     }
 
-    /// Corollary 2 written out (spec §2.6): `p(y* = 1 | x*, D) = Φ_{s+n+1}(γ̃*; Γ̃*) /
+    /// Corollary 2 (eq. (13)) written out (the paper's dummy label `1/2` read as in
+    /// `docs/papers/000-skew-gp.md`, section "Errata"): `p(y* = 1 | x*, D) = Φ_{s+n+1}(γ̃*; Γ̃*) /
     /// Φ_{s+n}(γ̃; Γ̃)`, `Γ̃* = [[Γ̃, c], [cᵀ, K(x*, x*) + 1]]`, `c = [ω* Δ(x*)ᵀ; W K(X, x*)]`.
     ///
     /// Only the independent groups of variables ([`independent_groups`]) that `x*` is correlated
@@ -154,8 +155,8 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// the greedy order, `x*` last, the same `points` (dimension `≥ s + n`); the denominator's
     /// ordering, factor and estimate are computed once per group set and shared by the test
     /// points. No Monte Carlo over `U₁` is involved, so for `n` up to a few hundred this is the
-    /// low-variance prediction (lin-ess draws of `U₁` mix slowly on such posteriors; see the
-    /// README).
+    /// low-variance prediction (lin-ess draws of `U₁` mix slowly on such posteriors; see
+    /// `docs/results/skew_gp.md`).
     pub fn predict_exact(&self, x_test: &Tensor<2>, points: &QmcPoints) -> Result<Vec<f64>> {
         self.exact_ratios(x_test, points, 1.0)
     }
@@ -242,7 +243,8 @@ impl<K: Kernel> SkewGpPosterior<K> {
         ClassPredictive::binary(&p.latent_mean, &p.latent_var, &p.prob)
     }
 
-    /// Route B (spec §2.7(c)), Rao-Blackwellised: with `a_j = Γ̃⁻¹Δ̃_{*j}ᵀ`,
+    /// Route B (Theorem 1 with the marginal (3) at the test inputs; `docs/papers/000-skew-gp.md`,
+    /// section "Prediction"), Rao-Blackwellised: with `a_j = Γ̃⁻¹Δ̃_{*j}ᵀ`,
     /// `v_j = 1 − Δ̃_{*j}a_j` and `μ_jk = ω_j a_jᵀU₁⁽ᵏ⁾`, `f*_j | U₁⁽ᵏ⁾ ~ N(μ_jk, ω_j² v_j)`:
     /// `p_j = mean_k Φ(μ_jk/√(1 + ω_j²v_j))`, `q_j = mean_k Φ(μ_jk/(ω_j√v_j))`, and the moments
     /// of the normal mixture. Needs [`Self::sample`] (or [`Self::set_draws`]) first.

@@ -1,5 +1,6 @@
-//! Initialisation ([`SkewGpConfig::init`]) and training ([`SkewGp::fit`]) of the skew GP classifier on labelled data (spec
-//! §3.1), then the exact posterior and its lin-ess draws (§3.2).
+//! Initialisation ([`SkewGpConfig::init`]) and training ([`SkewGp::fit`]) of the skew GP classifier on labelled
+//! data (paper §5.2; `docs/papers/000-skew-gp.md`, sections "Training objective" and "Deviations"), then the
+//! exact posterior (Theorem 1) and its lin-ess draws (eq. (15), paper §5.1).
 use std::cell::RefCell;
 use std::time::Instant;
 
