@@ -155,12 +155,11 @@ fn load_classes(root: &std::path::Path, name: &str) -> Result<ClassTable> {
     }
 }
 
-/// z-scores `x` (`[n, d]`) with the statistics of `fit_on`.
-fn zscore(fit_on: &Table<impl Copy>, tables: [&mut Vec<f64>; 2], d: usize) -> Result<()> {
-    let s = Standardiser::fit(&fit_on.x, fit_on.n, d)?;
-    for x in tables {
-        *x = s.transform(x)?;
-    }
+/// z-scores the features of `train` and `test` with the statistics of `train`.
+fn zscore<Y>(train: &mut Table<Y>, test: &mut Table<Y>) -> Result<()> {
+    let s = Standardiser::fit(&train.x, train.n, train.d)?;
+    train.x = s.transform(&train.x)?;
+    test.x = s.transform(&test.x)?;
     Ok(())
 }
 
@@ -170,8 +169,7 @@ fn classify(args: &Args, devices: &Devices) -> Result<()> {
     let split = stratified_split(set.labels(), 0.2, args.run.seed)?;
     let (mut train, mut test) = (set.select_rows(&split.train)?, set.select_rows(&split.test)?);
     let d = train.table.d;
-    let stats = train.table.clone();
-    zscore(&stats, [&mut train.table.x, &mut test.table.x], d)?;
+    zscore(&mut train.table, &mut test.table)?;
 
     let head = GpHeadConfig::new(set.num_classes()).with_num_inducing(args.m.min(train.table.n));
     let recipe = HybridConfig::new(head.with_seed(args.run.seed));
@@ -189,8 +187,7 @@ fn regress(args: &Args, devices: &Devices) -> Result<()> {
     let split = load_uci(&data_root(args.run.data.as_deref())?, &dataset, args.split)?;
     let (mut train, mut test) = (split.train, split.test);
     let d = train.d;
-    let stats = train.clone();
-    zscore(&stats, [&mut train.x, &mut test.x], d)?;
+    zscore(&mut train, &mut test)?;
     let ys = TargetStandardiser::fit(&train.y)?;
     train.y = ys.transform(&train.y);
 

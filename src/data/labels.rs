@@ -133,9 +133,7 @@ pub(crate) fn binary_signs(context: &str, labels: &[usize], n: usize) -> Result<
     if labels.len() != n {
         return Err(Error::shape(&format!("{context}: labels"), n, labels.len()));
     }
-    if let Some(&bad) = labels.iter().find(|&&l| l > 1) {
-        return Err(Error::LabelOutOfRange { context: context.into(), label: bad as i64, num_classes: 2 });
-    }
+    check_labels(context, labels.iter().copied(), 2)?;
     Ok(labels.iter().map(|&l| if l == 1 { 1.0 } else { -1.0 }).collect())
 }
 

@@ -3,6 +3,7 @@
 use burn::tensor::{Device, Tensor, TensorData};
 
 use super::{one_hot, BernoulliProbit, BinaryHinge, Gaussian, Likelihood, MultiClassHinge, RobustMax, Softmax};
+use crate::data::check_labels;
 use crate::error::{Error, Result};
 
 /// A likelihood's training targets as a user gives them, and their tensor form.
@@ -32,42 +33,36 @@ impl Targets for Gaussian {
     }
 }
 
-/// One-hot rows of `labels` for `latent` classes.
-fn classes(labels: &[usize], latent: usize, device: &Device) -> Result<Tensor<2>> {
-    one_hot(labels, latent, device)
-}
-
-/// A 0/1 column of binary `labels`.
-fn binary(labels: &[usize], device: &Device) -> Result<Tensor<2>> {
+/// A 0/1 column of binary `labels` (one latent GP).
+fn binary(labels: &[usize], _latent: usize, device: &Device) -> Result<Tensor<2>> {
     if labels.is_empty() {
         return Err(Error::Empty { context: "labels".into() });
     }
-    if let Some(&bad) = labels.iter().find(|&&l| l > 1) {
-        return Err(Error::LabelOutOfRange { context: "binary labels".into(), label: bad as i64, num_classes: 2 });
-    }
+    check_labels("binary labels", labels.iter().copied(), 2)?;
     let values: Vec<f64> = labels.iter().map(|&l| l as f64).collect();
     Ok(Tensor::from_data(TensorData::new(values, [labels.len(), 1]), device))
 }
 
+/// `Targets = [usize]` for classifiers whose tensor form `build` gives (one-hot rows or a 0/1
+/// column).
 macro_rules! class_targets {
-    ($($ty:ty => $build:expr),+ $(,)?) => {$(
+    ($($ty:ty => $build:path),+ $(,)?) => {$(
         impl Targets for $ty {
             type Targets = [usize];
             fn count(targets: &[usize]) -> usize {
                 targets.len()
             }
             fn tensor(targets: &[usize], latent: usize, device: &Device) -> Result<Tensor<2>> {
-                let build: fn(&[usize], usize, &Device) -> Result<Tensor<2>> = $build;
-                build(targets, latent, device)
+                $build(targets, latent, device)
             }
         }
     )+};
 }
 
 class_targets! {
-    MultiClassHinge => classes,
-    RobustMax => classes,
-    Softmax => classes,
-    BernoulliProbit => |labels, _, device| binary(labels, device),
-    BinaryHinge => |labels, _, device| binary(labels, device),
+    MultiClassHinge => one_hot,
+    RobustMax => one_hot,
+    Softmax => one_hot,
+    BernoulliProbit => binary,
+    BinaryHinge => binary,
 }

@@ -46,6 +46,11 @@ impl ClassPredictive {
         }
         Ok(Self { n: mean.len() / classes, mean, var, classes, exact: None })
     }
+    /// A binary probit classifier's predictive from its latent marginals `N(m_i, v_i)`: class-1
+    /// probabilities `Φ(m_i/√(1 + v_i))` ([`probit_probabilities`]), see [`binary`](Self::binary).
+    pub fn probit(latent_mean: &[f64], latent_var: &[f64]) -> Result<Self> {
+        Self::binary(latent_mean, latent_var, &probit_probabilities(latent_mean, latent_var))
+    }
     /// A binary classifier's predictive from its latent marginals `N(m_i, v_i)` and its class-1
     /// probabilities `p_i` (see the type's documentation); errors on lengths that differ,
     /// non-finite values, a negative variance or a probability outside `[0, 1]`.
@@ -190,6 +195,11 @@ impl ClassPredictive {
             .collect();
         entropy(&probs, self.classes)
     }
+}
+
+/// The probit predictive `p(y = 1) = Φ(m_i/√(1 + v_i))` of latent marginals `N(m_i, v_i)`.
+pub fn probit_probabilities(latent_mean: &[f64], latent_var: &[f64]) -> Vec<f64> {
+    latent_mean.iter().zip(latent_var).map(|(m, v)| norm_cdf(m / (1.0 + v).sqrt())).collect()
 }
 
 /// `1 − max_c count_c / Σ_c count_c` (0 for no counts).

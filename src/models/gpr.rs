@@ -23,7 +23,7 @@ use burn::tensor::Tensor;
 use super::checks::{check_inputs, check_targets};
 use crate::error::Result;
 use crate::kernels::Kernel;
-use crate::likelihoods::Gaussian;
+use crate::likelihoods::{Gaussian, Likelihood};
 use crate::linalg::{cholesky, logdet_from_cholesky, solve_triangular, Triangle};
 
 const LN_2PI: f64 = 1.837_877_066_409_345_3;
@@ -73,7 +73,7 @@ impl<K: Kernel> ExactGpr<K> {
     /// noise variance), as every regression model gives it.
     pub fn predict(&self, xs: Tensor<2>) -> Result<crate::models::GaussianPredictive> {
         let (mean, var) = self.predict_f(xs)?;
-        let var = var + self.likelihood.variance.value().unsqueeze::<2>();
+        let (mean, var) = self.likelihood.predict_mean_and_var(mean, var);
         crate::models::GaussianPredictive::from_tensors(mean, var)
     }
 

@@ -20,7 +20,7 @@ pub(crate) use batch::in_row_chunks;
 pub use batch::select_rows;
 pub use bsvm::{BayesianSvm, BayesianSvmConfig, BayesianSvmHead, BinaryBsvm, HingeNaturalGradient, OneVsRestBsvm};
 pub(crate) use checks::{check_inputs, check_targets};
-pub use class_predictive::{entropy, variation_ratio_from_counts, ClassPredictive};
+pub use class_predictive::{entropy, probit_probabilities, variation_ratio_from_counts, ClassPredictive};
 pub use decoupled::{fit_decoupled, DecoupledGp, DecoupledGpConfig, Odvff, Odvgp};
 pub use deep_gp::{DeepGp, DeepGpConfig, DeepGpLayer};
 pub use ep::{EpConfig, EpFit, EpGpClassifier, EpMode};

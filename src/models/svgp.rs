@@ -237,12 +237,10 @@ impl<K: Kernel, I: InducingVariables<K>> Svgp<K, I, Gaussian> {
 impl<K: Kernel, I: InducingVariables<K>> Svgp<K, I, BernoulliProbit> {
     /// The predictive at `x` `[n, d]` as every classifier gives it: latent marginals, the exact
     /// probit class probabilities `Φ(m/√(1 + v))`, decisions and their metrics (see
-    /// [`ClassPredictive::binary`]).
+    /// [`ClassPredictive::probit`]).
     pub fn predict(&self, x: Tensor<2>) -> Result<ClassPredictive> {
         let (m, v) = self.predict_f(x)?;
-        let (m, v) = (crate::tensors::to_vec(m), crate::tensors::to_vec(v));
-        let p: Vec<f64> = m.iter().zip(&v).map(|(m, v)| crate::special::norm_cdf(m / (1.0 + v).sqrt())).collect();
-        ClassPredictive::binary(&m, &v, &p)
+        ClassPredictive::probit(&crate::tensors::to_vec(m), &crate::tensors::to_vec(v))
     }
 }
 

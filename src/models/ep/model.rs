@@ -12,7 +12,7 @@ use crate::inducing::InducingPoints;
 use crate::kernels::Kernel;
 use crate::linalg::{cholesky, logdet_from_cholesky, solve_triangular, Triangle};
 use crate::models::check_inputs;
-use crate::special::{log_ndtr as log_ndtr_scalar, norm_cdf};
+use crate::special::log_ndtr as log_ndtr_scalar;
 use crate::special::tensor::log_ndtr;
 use crate::tensors::to_vec;
 
@@ -194,7 +194,7 @@ impl<K: Kernel> EpGpClassifier<K> {
     /// `p(class 1 | x) = Φ(m*/√(1 + s*))` at the rows of `x`.
     pub fn predict_proba(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<Vec<f64>> {
         let (m, v) = self.predict_latent(x, q)?;
-        Ok(m.iter().zip(&v).map(|(m, v)| norm_cdf(m / (1.0 + v).sqrt())).collect())
+        Ok(crate::models::probit_probabilities(&m, &v))
     }
 
     /// `log p(y_i | x_i)` for class labels in `{0, 1}`, by the stable log-CDF.

@@ -285,11 +285,10 @@ impl<K: Kernel> EpGpClassifier<K> {
 
 impl<K: Kernel> EpFit<K> {
     /// The predictive at the rows of `x`: latent marginals, exact probit class probabilities,
-    /// decisions and their metrics (see [`ClassPredictive::binary`]).
+    /// decisions and their metrics (see [`ClassPredictive::probit`]).
     pub fn predict(&self, x: &Tensor<2>) -> Result<ClassPredictive> {
         let (m, v) = self.predict_latent(x)?;
-        let p: Vec<f64> = m.iter().zip(&v).map(|(m, v)| crate::special::norm_cdf(m / (1.0 + v).sqrt())).collect();
-        ClassPredictive::binary(&m, &v, &p)
+        ClassPredictive::probit(&m, &v)
     }
     /// `p(class 1 | x)` at the rows of `x`.
     pub fn predict_proba(&self, x: &Tensor<2>) -> Result<Vec<f64>> {
