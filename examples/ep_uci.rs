@@ -70,7 +70,7 @@ struct Args {
     #[arg(long)]
     splits_out: Option<PathBuf>,
     /// Keep the raw features (no standardisation; the paper does not say whether it
-    /// standardised, see benches/ep_results.md on australian).
+    /// standardised, see docs/results/ep_classification.md on australian).
     #[arg(long)]
     raw_features: bool,
     #[command(flatten)]

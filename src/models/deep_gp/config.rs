@@ -41,7 +41,7 @@ pub struct DeepGpConfig {
     pub batch_size: usize,
     /// Adam learning rate. The paper says Adam's default 1e-3; the authors' experiment script
     /// (`run_reg_sep.py`, not overridden by its batch script) uses 5e-3, and 5e-3 reaches a higher
-    /// test log-likelihood on the UCI splits here (`benches/dgp_results.md`), so that is the default.
+    /// test log-likelihood on the UCI splits here (`docs/results/deep_gp.md`), so that is the default.
     #[config(default = 5e-3)]
     pub lr: f64,
     /// Number of Adam steps, used when `epochs` is not set: epochs = ⌈steps·batch/N⌉.

@@ -8,17 +8,13 @@
 //!   participant per device, each issued from its own thread as Burn's DDP does. Burn 0.22.1
 //!   implements that collective only for CUDA devices (NCCL, in `cubecl-cuda`) and for its
 //!   `remote` backend; its CPU backends have none:
-//!   * `burn-backend-0.22.1/src/backend/distributed/ops.rs:116-122`: the default
-//!     `DistributedOps::all_reduce` is `unimplemented!()`;
-//!   * `burn-flex-0.22.1/src/ops/transaction.rs:10-11` (and `burn-ndarray-0.22.1/src/ops/transaction.rs:7-8`):
-//!     "Flex does not support collective operations", `impl DistributedOps<Flex> for Flex {}`;
-//!   * `burn-backend-extension-0.22.1/src/catalog.rs:15-58`: only the `Cube` and `Remote`
-//!     backends are marked `distributed: true`, so `burn-dispatch-0.22.1/src/ops/distributed.rs:66`
+//!   * the default body of `DistributedOps::all_reduce` is `unimplemented!()`;
+//!   * the `Flex` and `NdArray` backends keep those defaults (`Flex` "does not support collective
+//!     operations");
+//!   * Burn's backend dispatcher marks only the `Cube` and `Remote` backends as distributed and
 //!     panics "Distributed operations are not supported for device" for any other device;
-//!   * `burn-backend-extension-0.22.1/src/catalog.rs:21-26`: of the cubecl runtimes "only CUDA
-//!     implements them today"; wgpu and cubecl's CPU runtime reach
-//!     `cubecl-runtime-0.11.3/src/server/base.rs:959-969`, whose default `all_reduce` is
-//!     `Err(NoDeviceTransport)`.
+//!   * of the cubecl runtimes only CUDA implements collectives; wgpu and cubecl's CPU runtime
+//!     answer `all_reduce` with `Err(NoDeviceTransport)`.
 //!
 //!   burn 0.22.1 depends on no `burn-collective`/`burn-communication` crate (burn-train 0.19–0.20's
 //!   DDP used `burn_collective::CollectiveConfig`); burn-train 0.22.1's DDP strategy takes the same
