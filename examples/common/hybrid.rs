@@ -115,6 +115,13 @@ pub struct HybridOptions {
     /// norm, kernel and q(u) statistics) to this file.
     #[arg(long)]
     pub trace: Option<PathBuf>,
+    /// Train the hybrid through burn-train's `Learner` (its metrics, dashboard and checkpoints,
+    /// under --learner-dir) instead of the library's loop; same recipe (feature `learner`).
+    #[arg(long)]
+    pub learner: bool,
+    /// Where the `Learner` writes its logs and checkpoints (default: <temp>/burn-gp-<example>).
+    #[arg(long)]
+    pub learner_dir: Option<PathBuf>,
 }
 
 /// `--feature-norm` values (see [`FeatureNorm`]).
@@ -294,6 +301,65 @@ pub fn train_hybrid<T: Trunk<Input = Tensor<4>>>(
     }
 }
 
+/// Trains the hybrid through burn-train's `Learner` by the same recipe (minibatches of `--batch`
+/// shuffled by `--seed`, the optimiser and learning-rate schedule of the run, natural-gradient
+/// steps of q(u) inside each optimisation step), validating on `test` after every epoch with
+/// burn-train's accuracy and loss metrics; logs and checkpoints go to `dir`. Returns the network
+/// and the mean seconds per epoch (validation included).
+#[cfg(feature = "learner")]
+pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
+    trunk: T,
+    train: &ImageSet,
+    test: &ImageSet,
+    opts: &HybridOptions,
+    run: &RunOptions,
+    devices: &Devices,
+    dir: &std::path::Path,
+) -> Result<(HybridNet<T>, f64)> {
+    use burn_gp::nets::{head_loaders, LearnerNet};
+    use burn_gp::train::ScheduledLr;
+    use burn_train::metric::{AccuracyMetric, LossMetric};
+    use burn_train::{Learner, SupervisedTraining};
+    use std::sync::Arc;
+
+    let recipe = recipe(train.num_classes, opts, run);
+    let net = recipe.init(trunk, train, &devices.train)?;
+    let config = run.train_config();
+    let loaders = head_loaders(Arc::new(train.clone()), Arc::new(test.clone()), config.batch_size, config.seed)?;
+    let learner = Learner::new(
+        LearnerNet::new(net, &recipe)?,
+        config.optimizer.init()?,
+        ScheduledLr::new(&config, train.n.div_ceil(config.batch_size))?,
+    );
+    eprintln!("training through burn-train's Learner; logs and checkpoints in {}", dir.display());
+    let t0 = Instant::now();
+    let result = SupervisedTraining::new(dir, loaders.train, loaders.valid)
+        .metrics((AccuracyMetric::new(), LossMetric::new()))
+        .with_default_checkpointers()
+        .num_epochs(config.epochs)
+        .summary()
+        .launch(learner);
+    let epoch_s = t0.elapsed().as_secs_f64() / config.epochs.max(1) as f64;
+    if let Some(e) = result.error {
+        return Err(burn_gp::Error::invalid("learner", e.to_string()));
+    }
+    Ok((result.model.into_net()?, epoch_s))
+}
+
+/// Without the `learner` feature: an error saying how to get it.
+#[cfg(not(feature = "learner"))]
+pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
+    _trunk: T,
+    _train: &ImageSet,
+    _test: &ImageSet,
+    _opts: &HybridOptions,
+    _run: &RunOptions,
+    _devices: &Devices,
+    _dir: &std::path::Path,
+) -> Result<(HybridNet<T>, f64)> {
+    Err(burn_gp::Error::invalid("learner", "this build has no `learner` feature; rebuild with --features learner"))
+}
+
 /// Columns of `--trace`: step, epoch, minibatch loss (−ELBO/N), mean data term, KL/N, batch
 /// accuracy, spread and offset of the raw features, spread of the head's inputs, gradient norm over
 /// the trunk, natural-gradient step, kernel variance, mean lengthscale, RMS of q(u)'s mean, mean
@@ -328,7 +394,7 @@ pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
 }
 
 /// Runs the whole comparison and prints the table and (with `--json`) the final JSON line.
-pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(
+pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     example: &str,
     dataset: &str,
     (train, test): (ImageSet, ImageSet),
@@ -352,6 +418,13 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(
     let t0 = Instant::now();
     let (hybrid, epoch_s) = match &opts.file.load {
         Some(path) => (HybridNet::<T>::load(path, &devices.base)?, f64::NAN),
+        None if opts.learner => {
+            let dir =
+                opts.learner_dir.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("burn-gp-{example}")));
+            let (hybrid, epoch_s) =
+                train_with_learner(make_trunk(&devices.train), &train, &test, opts, run, &devices, &dir)?;
+            (hybrid.valid(), epoch_s)
+        }
         None => {
             let (hybrid, history) = train_hybrid(make_trunk(&devices.train), &train, &test, opts, run, &devices)?;
             run.write_curve(&history)?;

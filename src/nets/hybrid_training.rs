@@ -107,14 +107,7 @@ where
         ));
     }
     let device = net.head.q_mu.val().device();
-    let mut natural = if recipe.natural_step > 0.0 {
-        let natural = L::natural_start(&net.head, recipe.natural_step)?;
-        net.head.q_mu = net.head.q_mu.set_require_grad(false);
-        net.head.q_sqrt = net.head.q_sqrt.set_require_grad(false);
-        Some(natural)
-    } else {
-        None
-    };
+    let mut natural = start_natural(&mut net, recipe)?;
     let mut optim = config.optimizer.init()?;
     let step = |net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
         let (input, targets) = train.batch(idx, &device)?;
@@ -165,6 +158,21 @@ where
         Ok((net, loss))
     };
     fit_loop(net, train.len(), config, "obj", step, evaluate)
+}
+
+/// With `recipe.natural_step > 0`, the state of the natural-gradient updates of `net`'s `q(u)`,
+/// which then leaves the optimiser (its gradients off); `None` where Adam trains `q(u)` too.
+pub(crate) fn start_natural<T: Trunk, K: Kernel, L: HeadLikelihood>(
+    net: &mut HybridNet<T, K, L>,
+    recipe: &HybridConfig,
+) -> Result<Option<L::Natural>> {
+    if recipe.natural_step <= 0.0 {
+        return Ok(None);
+    }
+    let natural = L::natural_start(&net.head, recipe.natural_step)?;
+    net.head.q_mu = net.head.q_mu.clone().set_require_grad(false);
+    net.head.q_sqrt = net.head.q_sqrt.clone().set_require_grad(false);
+    Ok(Some(natural))
 }
 
 /// Fraction of rows of `mean` `[B, C]` whose largest entry is where the one-hot row of `targets`

@@ -57,6 +57,8 @@ mod head_likelihood;
 mod hybrid;
 mod hybrid_config;
 mod hybrid_training;
+#[cfg(feature = "learner")]
+pub mod learner;
 mod mnist_trunk;
 mod softmax_net;
 mod training_set;
@@ -69,6 +71,8 @@ pub use head_likelihood::HeadLikelihood;
 pub use hybrid::{GpRegressionNet, HybridNet, HybridObjective};
 pub use hybrid_config::HybridConfig;
 pub use hybrid_training::{fit_hybrid, fit_hybrid_traced, HybridStep};
+#[cfg(feature = "learner")]
+pub use learner::{head_loaders, HeadBatch, HeadLoader, HeadLoaders, LearnerHead, LearnerNet, SetBatcher, SetIndices};
 pub use mnist_trunk::{MnistTrunk, MnistTrunkConfig};
 pub use softmax_net::SoftmaxNet;
 pub use training_set::TrainingSet;

@@ -1,6 +1,7 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
 pub mod mlp;
+pub mod tables;
 use burn::tensor::{Device, Tensor, TensorData};
 
 /// The default backend's device (f64 on CPU) with autodiff.

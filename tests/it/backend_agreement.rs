@@ -2,7 +2,7 @@
 //! Built only when a GPU backend and the flex backend are both compiled in
 //! (`cargo test --features wgpu --test backend_agreement`).
 #![cfg(all(feature = "flex", any(feature = "wgpu", feature = "cuda")))]
-mod common;
+use crate::common::*;
 use burn::tensor::Device;
 use burn_gp::device::device_by_name;
 use burn_gp::inducing::InducingPoints;
@@ -10,7 +10,6 @@ use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::{BernoulliProbit, Gaussian};
 use burn_gp::linalg::{cholesky, logdet_from_cholesky, solve_triangular, Triangle};
 use burn_gp::models::SvgpConfig;
-use common::*;
 
 fn gpu() -> Device {
     let name = if cfg!(feature = "cuda") { "cuda" } else { "wgpu" };

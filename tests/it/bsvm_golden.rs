@@ -1,6 +1,6 @@
 //! Golden example G (`docs/papers/003-bayesian-svm.md`, section "Tests", cases T5/T6/T10): a 6-point,
 //! 3-class problem with a fixed q(u), checked against values from an independent float64 reference.
-mod common;
+use crate::common::*;
 use burn::module::Param;
 use burn::tensor::Tensor;
 use burn_gp::inducing::InducingPoints;
@@ -8,7 +8,6 @@ use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::{one_hot, MultiClassHinge};
 use burn_gp::linalg::{cholesky, solve_triangular, Triangle};
 use burn_gp::models::{BayesianSvm, SvgpConfig};
-use common::*;
 
 const X: [f64; 12] = [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, 1.0, 2.0, 2.0, -1.0, 0.5];
 const Y: [usize; 6] = [0, 1, 2, 0, 1, 2];

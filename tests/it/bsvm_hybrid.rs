@@ -3,11 +3,12 @@
 //! binary format, a user-written MLP trunk with a Bayesian SVM head on a table and with an SVGP
 //! regression head, the predictive types' metrics against closed forms, and typed errors for bad
 //! input. Runs in f32, as the hybrid examples do.
-mod common;
+use crate::common::mlp::Mlp;
+use crate::common::tables::{blobs, sine};
 use burn::module::Module;
 use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::{Device, Tensor};
-use burn_gp::data::{load_cifar10, ClassTable, ImageSet, Subset, Table};
+use burn_gp::data::{load_cifar10, ImageSet, Subset};
 use burn_gp::device::{device_with_precision, Precision};
 use burn_gp::likelihoods::MultiClassHinge;
 use burn_gp::models::{ClassPredictive, GaussianPredictive};
@@ -18,12 +19,11 @@ use burn_gp::nets::{
 use burn_gp::tensors::to_vec;
 use burn_gp::train::TrainConfig;
 use burn_gp::Error;
-use common::mlp::Mlp;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};
 
-/// The f32 CPU device (this test binary's only precision).
+/// The f32 CPU device (these tests' only precision).
 fn device() -> Device {
     device_with_precision(&burn_gp::device::default_backend_name(), Some(Precision::F32)).expect("device")
 }
@@ -228,30 +228,6 @@ fn a_saved_hybrid_loads_with_its_normaliser_statistics() {
     let after = to_vec(loaded.marginals(images).unwrap().0);
     let _ = std::fs::remove_file(&path);
     assert_eq!(after, before);
-}
-
-/// Three 2-D Gaussian blobs (unit spread, centres 4 apart) as a classification table.
-fn blobs(n: usize, seed: u64) -> ClassTable {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let noise = Normal::new(0.0, 1.0).unwrap();
-    let centres = [(0.0, 0.0), (4.0, 0.0), (2.0, 3.5)];
-    let (mut x, mut y) = (Vec::new(), Vec::new());
-    for i in 0..n {
-        let c = i % 3;
-        x.push(centres[c].0 + noise.sample(&mut rng));
-        x.push(centres[c].1 + noise.sample(&mut rng));
-        y.push(c);
-    }
-    ClassTable::new(Table::new(x, y, 2).unwrap(), vec!["a".into(), "b".into(), "c".into()]).unwrap()
-}
-
-/// `y = sin(2x) + 0.1 ε` on `x ∈ [−3, 3]` as a regression table.
-fn sine(n: usize, seed: u64) -> Table {
-    let mut rng = StdRng::seed_from_u64(seed);
-    let noise = Normal::new(0.0, 0.1).unwrap();
-    let x: Vec<f64> = (0..n).map(|i| -3.0 + 6.0 * ((i * 7919) % n) as f64 / n as f64).collect();
-    let y = x.iter().map(|v| (2.0 * v).sin() + noise.sample(&mut rng)).collect();
-    Table::new(x, y, 1).unwrap()
 }
 
 #[test]

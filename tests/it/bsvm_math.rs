@@ -6,11 +6,10 @@
 //!
 //! Every reference here is computed in this file (quadrature, closed forms, `libm`), never by the
 //! code under test.
-mod common;
+use crate::common::*;
 use burn_gp::likelihoods::{argmax_probabilities, one_hot, BinaryHinge, Likelihood, MultiClassHinge};
 use burn_gp::metrics::{average_ranks, roc_auc};
 use burn_gp::models::{entropy, variation_ratio_from_counts, ClassPredictive};
-use common::*;
 use std::f64::consts::{LN_2, PI, SQRT_2};
 
 // ---------------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 //! closed-form coordinate ascent (T11), the separable toy set and its off-distribution uncertainty
 //! (T12, T13), C = 2 against the binary model (T15), iris and wine (T17), and typed errors for bad
 //! input.
-mod common;
+use crate::common::*;
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor};
 use burn_gp::data::{load_iris, load_wine, stratified_split, Standardiser};
@@ -12,7 +12,6 @@ use burn_gp::likelihoods::{one_hot, BinaryHinge, MultiClassHinge};
 use burn_gp::models::{BayesianSvm, BayesianSvmConfig, ClassPredictive, InducingInit, SvgpConfig};
 use burn_gp::train::{fit, TrainConfig};
 use burn_gp::Error;
-use common::*;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};

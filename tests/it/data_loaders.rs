@@ -9,8 +9,7 @@ use burn_gp::data::{
 };
 use burn_gp::Error;
 
-mod common;
-use common::data_root_or_skip as root;
+use crate::common::data_root_or_skip as root;
 
 #[test]
 fn mnist_train_and_test_match_the_published_counts() {

@@ -4,9 +4,9 @@
 //! oracle written here from the paper's equations; the N = 1 and q = prior identities; unbiased
 //! minibatches; autodiff gradients against finite differences; composition with `Linear`;
 //! training; bad input.
-mod common;
 use std::f64::consts::PI;
 
+use crate::common::*;
 use burn::module::{Module, ModuleMapper, ModuleVisitor, Param};
 use burn::nn::Linear;
 use burn::tensor::{Device, Tensor, TensorData};
@@ -16,7 +16,6 @@ use burn_gp::models::deep_gp::{
 };
 use burn_gp::train::TrainConfig;
 use burn_gp::Error;
-use common::*;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};

@@ -5,16 +5,14 @@
 //! predictions, and bad input.
 // reference values are 40-digit mpmath values, rounded to 17 significant digits
 #![allow(clippy::excessive_precision, clippy::approx_constant, clippy::needless_range_loop)]
-mod common;
-mod ep_support;
+use crate::common::*;
+use crate::ep_support::*;
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
 use burn_gp::models::ep::{
     cavity, log_z_q, mills_and_gap, run_ep, site_from_tilted, tilted, update_sites, EpGpClassifier, EpSites,
     WhitenedPosterior,
 };
-use common::*;
-use ep_support::*;
 
 #[test]
 fn t1_log_ndtr_and_mills_ratio_against_mpmath() {

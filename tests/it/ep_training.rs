@@ -2,11 +2,11 @@
 //! `docs/papers/001-ep-classification.md` (section "Tests"): sharded training equals one shard and
 //! goes through the shard reducer, the inner scheme's fixed point is L-BFGS's optimum of the
 //! converged energy, inner vs outer, and stochastic (minibatch) training.
-mod common;
-mod ep_support;
 use std::cell::RefCell;
 use std::sync::Mutex;
 
+use crate::common::*;
+use crate::ep_support::*;
 use burn::module::Module;
 use burn::optim::{GradientsParams, LBFGSConfig, LineSearchFn};
 use burn::tensor::Device;
@@ -15,8 +15,6 @@ use burn_gp::models::ep::{
     cavity, frozen_posterior, log_z_q, BurnCollective, EpConfig, EpFit, EpGpClassifier, EpMode, EpSites, HostReducer,
     ShardReducer, WhitenedPosterior,
 };
-use common::*;
-use ep_support::*;
 
 /// Converged `log Z_q` of `model` on `x` (row-major, 2-D), EP warm-started from `sites`.
 fn converged(model: &EpGpClassifier<Rbf>, x: &[f64], y: &[f64], sites: &EpSites) -> (f64, EpSites) {

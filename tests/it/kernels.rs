@@ -1,7 +1,6 @@
 //! Kernels against their closed forms; positive definiteness; combinations.
-mod common;
+use crate::common::*;
 use burn_gp::kernels::{Kernel, Linear, Matern, MaternNu, Product, Rbf, Sum};
-use common::*;
 
 fn sqdist(a: &[f64], b: &[f64], ls: &[f64]) -> f64 {
     a.iter().zip(b).zip(ls).map(|((x, y), l)| ((x - y) / l).powi(2)).sum()

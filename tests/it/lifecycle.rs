@@ -2,7 +2,7 @@
 //! saved and loaded (`burn_gp::saved`). A model loaded from its file predicts exactly (bit for
 //! bit) what it predicted before saving, without the training data or a placeholder model; files
 //! of another model type, damaged files and missing files are typed errors.
-mod common;
+use crate::common::mlp::Mlp;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 use burn_gp::data::{ClassTable, Table};
@@ -18,7 +18,6 @@ use burn_gp::saved::SavedModel;
 use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::TrainConfig;
 use burn_gp::Error;
-use common::mlp::Mlp;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, Normal};

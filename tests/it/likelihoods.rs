@@ -1,7 +1,6 @@
 //! Likelihood expectations against Monte Carlo and closed forms.
-mod common;
+use crate::common::*;
 use burn_gp::likelihoods::{one_hot, BernoulliProbit, Gaussian, Likelihood, RobustMax, Softmax};
-use common::*;
 
 /// Standard normal samples by Box–Muller from the deterministic uniform stream.
 fn normals(n: usize, seed: u64) -> Vec<f64> {

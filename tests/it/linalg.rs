@@ -1,9 +1,8 @@
 //! Linear algebra: values against closed forms, gradients against central finite differences.
-mod common;
+use crate::common::*;
 use burn::tensor::Tensor;
 use burn_gp::linalg::{cholesky, cholesky_solve, logdet_from_cholesky, solve_triangular, tri_inverse, Triangle};
 use burn_gp::Error;
-use common::*;
 
 /// SPD matrix from X as tensor ops, so gradients flow to X.
 fn spd(x: Tensor<2>) -> Tensor<2> {

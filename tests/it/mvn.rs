@@ -1,15 +1,14 @@
 //! Multivariate normal CDFs, lin-ess and the SUN distribution against closed forms, finite
 //! differences and Monte Carlo (`docs/papers/000-skew-gp.md`, section "Tests").
-mod common;
 use std::f64::consts::PI;
 
+use crate::common::*;
 use burn_gp::mvn::{
     bvn_cdf, genz_log_cdf, gibbs_orthant, log_bvn_cdf, log_mvn_cdf, rejection_orthant, truncated_normal_above,
     ChainConfig, EllipticalSlice, LinEss, LinEssVariant, QmcPoints, Sun, TruncatedNormal,
 };
 use burn_gp::special::{log_ndtr, ndtri, ndtri_from_log, norm_cdf, norm_pdf};
 use burn_gp::Error;
-use common::*;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 

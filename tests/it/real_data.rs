@@ -1,6 +1,6 @@
 //! SVGP end to end on the real datasets: regression (UCI kin8nm), binary probit classification
 //! (PMLB banana) and multi-class robust-max classification (scikit-learn iris).
-mod common;
+use crate::common::*;
 use burn::tensor::Tensor;
 use burn_gp::data::{load_iris, load_pmlb_classification, load_uci, random_split, Standardiser, TargetStandardiser};
 use burn_gp::inducing::{inducing_subset, InducingPoints};
@@ -10,7 +10,6 @@ use burn_gp::metrics;
 use burn_gp::models::SvgpConfig;
 use burn_gp::tensors::matrix;
 use burn_gp::train::{fit, TrainConfig};
-use common::*;
 
 fn quiet(epochs: usize, batch_size: usize, lr: f64) -> TrainConfig {
     TrainConfig { epochs, batch_size, lr, seed: 0, progress: false, ..Default::default() }

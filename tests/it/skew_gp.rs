@@ -1,6 +1,6 @@
 //! The skew GP classifier against reference values and limits (`docs/papers/000-skew-gp.md`,
 //! sections "Reference cases" and "Tests"), and typed errors for bad inputs.
-mod common;
+use crate::common::*;
 use burn::module::Module;
 use burn::optim::GradientsParams;
 use burn::tensor::Device;
@@ -14,7 +14,6 @@ use burn_gp::models::EpGpClassifier;
 use burn_gp::mvn::{rejection_orthant, ChainConfig, LinEss, LinEssVariant, QmcPoints, Sun, TruncatedNormal};
 use burn_gp::special::{log_ndtr, norm_cdf};
 use burn_gp::Error;
-use common::*;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 use rand_distr::{Distribution, StandardNormal};

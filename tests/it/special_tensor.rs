@@ -1,10 +1,9 @@
 //! Tensor special functions: values against the host functions, gradients against the analytic
 //! derivatives and central finite differences.
-mod common;
+use crate::common::*;
 use burn::tensor::{DType, Tensor, TensorData};
 use burn_gp::special;
 use burn_gp::special::tensor::{inv_mills, log_ndtr, log_sum_exp_dim, norm_cdf};
-use common::*;
 
 /// Points from the far left tail to the far right tail.
 const Z: [f64; 20] = [

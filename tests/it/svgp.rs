@@ -1,13 +1,12 @@
 //! SVGP against the exact GP: equal at Z = X with the optimal q(u), a lower bound otherwise,
 //! gradients equal finite differences, and training improves the bound.
-mod common;
+use crate::common::*;
 use burn::tensor::Tensor;
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{Matern, MaternNu, Rbf};
 use burn_gp::likelihoods::{BernoulliProbit, Gaussian};
 use burn_gp::models::{ExactGpr, SvgpConfig};
 use burn_gp::Error;
-use common::*;
 
 struct Data {
     x: Vec<f64>,

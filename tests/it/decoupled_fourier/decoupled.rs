@@ -10,8 +10,8 @@ use burn_gp::linalg::{cholesky, tri_inverse};
 use burn_gp::models::{DecoupledGpConfig, ExactGpr, Sgpr, SvgpConfig};
 use burn_gp::Error;
 
+use super::support::*;
 use crate::common::*;
-use crate::support::*;
 
 const ELL: f64 = -45.4147872387107;
 const KL_BETA: f64 = 1.39085028262373;

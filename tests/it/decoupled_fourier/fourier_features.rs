@@ -9,8 +9,8 @@ use burn_gp::inducing::{FourierFeatures, InducingVariables, KuuFactor};
 use burn_gp::kernels::{AdditiveMatern, Kernel, Matern, MaternNu, SeparableMatern};
 use burn_gp::Error;
 
+use super::support::*;
 use crate::common::*;
-use crate::support::*;
 
 const NUS: [MaternNu; 3] = [MaternNu::Half, MaternNu::ThreeHalves, MaternNu::FiveHalves];
 

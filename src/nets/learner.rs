@@ -1,0 +1,352 @@
+//! Training a [`HybridNet`] with burn-train's `Learner` (feature `learner`): metrics, checkpoints,
+//! the dashboard and Burn's multi-device strategies, with the library's recipe inside each step.
+//!
+//! - [`LearnerNet`] wraps a network for the `Learner`. Its `TrainStep` computes the loss
+//!   `−ELBO / N` and its gradients; its `optimize` runs the optimiser step, then the
+//!   natural-gradient step of the head's `q(u)` on the same minibatch (where the recipe has one),
+//!   just as [`fit_hybrid`](super::fit_hybrid) does.
+//! - [`head_loaders`] turns any [`TrainingSet`] ([`ImageSet`](crate::data::ImageSet),
+//!   [`ClassTable`](crate::data::ClassTable), [`Table`](crate::data::Table), your own) into
+//!   burn-train data loaders: a [`SetIndices`] dataset and a [`SetBatcher`].
+//! - [`ScheduledLr`](crate::train::ScheduledLr) is the recipe's learning-rate schedule as a Burn
+//!   scheduler.
+//!
+//! A classification head reports burn-train's `ClassificationOutput` (the latent means are the
+//! scores, so `AccuracyMetric` is the Bayesian SVM's decision rule); a regression head reports a
+//! `RegressionOutput`. Both carry the loss for `LossMetric`.
+//!
+//! ```no_run
+//! use std::sync::Arc;
+//! use burn_gp::data::{data_root, load_mnist, MnistVariant, Subset};
+//! use burn_gp::nets::{head_loaders, HybridConfig, LearnerNet, MnistTrunkConfig};
+//! use burn_gp::prelude::*;
+//! use burn_gp::train::ScheduledLr;
+//! use burn_train::metric::{AccuracyMetric, LossMetric};
+//! use burn_train::{Learner, SupervisedTraining};
+//!
+//! # fn main() -> burn_gp::Result<()> {
+//! let root = data_root(None)?;
+//! let train = Arc::new(load_mnist(&root, MnistVariant::Digits, Subset::Train)?);
+//! let test = Arc::new(load_mnist(&root, MnistVariant::Digits, Subset::Test)?);
+//! let device = default_device()?.autodiff();
+//! let recipe = HybridConfig::classes(10);
+//! let config = recipe.train_config(3, 0);
+//! let net = recipe.init(MnistTrunkConfig::new().init(&device), train.as_ref(), &device)?;
+//! let loaders = head_loaders(train.clone(), test, config.batch_size, config.seed)?;
+//! let steps = train.n.div_ceil(config.batch_size);
+//! let result = SupervisedTraining::new("/tmp/mnist-hybrid", loaders.train, loaders.valid)
+//!     .metrics((AccuracyMetric::new(), LossMetric::new()))
+//!     .with_default_checkpointers()
+//!     .num_epochs(config.epochs)
+//!     .launch(Learner::new(
+//!         LearnerNet::new(net, &recipe)?,
+//!         config.optimizer.init()?,
+//!         ScheduledLr::new(&config, steps)?,
+//!     ));
+//! let net = result.model.into_net()?; // the trained HybridNet, ready to predict and save
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! **Several devices.** Pass `SupervisedTraining::with_training_strategy(ExecutionStrategy::MultiDevice(devices,
+//! MultiDeviceOptim::OptimMainDevice).into())`: burn-train then runs the forward and backward
+//! passes of one minibatch per device in parallel and applies their gradients in one optimiser
+//! step; the natural-gradient step that follows uses the features of every device's minibatch
+//! (moved to the head's device). This is for several GPUs (`wgpu`, `cuda`); on the CPU there is
+//! one device, whose kernels already use every core (rayon), so train on it alone. Distributed
+//! data parallel training (`ExecutionStrategy::DistributedDataParallel`) keeps one model per
+//! worker, whose natural-gradient states would drift apart: there train `q(u)` by Adam
+//! (`natural_step = 0`).
+use std::any::Any;
+use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use burn::data::dataloader::batcher::Batcher;
+use burn::data::dataloader::{DataLoader, DataLoaderBuilder};
+use burn::data::dataset::{Dataset, DatasetError};
+use burn::module::Module;
+use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
+use burn::optim::{GradientsParams, ModuleOptimizer, MultiGradientsParams};
+use burn::tensor::{Device, Tensor};
+use burn_train::{ClassificationOutput, InferenceStep, ItemLazy, RegressionOutput, TrainOutput, TrainStep};
+
+use super::hybrid_training::start_natural;
+use super::{HeadLikelihood, HybridConfig, HybridNet, TrainingSet, Trunk};
+use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+use crate::likelihoods::{Gaussian, MultiClassHinge};
+
+/// A minibatch for a network with a GP head: the trunk's input and the head's targets
+/// `[B, outputs]` (one-hot rows for a classification head).
+#[derive(Clone, Debug)]
+pub struct HeadBatch<I> {
+    /// What the trunk takes (`Tensor<4>` images, `Tensor<2>` rows, …).
+    pub input: I,
+    /// Targets `[B, outputs]`.
+    pub targets: Tensor<2>,
+}
+
+/// The indices `0..n` of a [`TrainingSet`] as a burn-train [`Dataset`]; the [`SetBatcher`] turns
+/// a minibatch of them into a [`HeadBatch`].
+#[derive(Clone, Copy, Debug)]
+pub struct SetIndices {
+    n: usize,
+}
+
+impl SetIndices {
+    /// The indices of `set`.
+    pub fn of<S: TrainingSet>(set: &S) -> Self {
+        Self { n: set.len() }
+    }
+}
+
+impl Dataset<usize> for SetIndices {
+    fn get(&self, index: usize) -> std::result::Result<usize, DatasetError> {
+        if index < self.n {
+            Ok(index)
+        } else {
+            Err(DatasetError::new(Error::invalid("index", format!("{index} of {} examples", self.n))))
+        }
+    }
+    fn len(&self) -> usize {
+        self.n
+    }
+}
+
+/// Builds [`HeadBatch`]es of a [`TrainingSet`] from the indices a [`SetIndices`] dataset yields.
+pub struct SetBatcher<S> {
+    set: Arc<S>,
+}
+
+impl<S> SetBatcher<S> {
+    /// A batcher of `set`.
+    pub fn new(set: Arc<S>) -> Self {
+        Self { set }
+    }
+}
+
+impl<S> Batcher<usize, HeadBatch<S::Input>> for SetBatcher<S>
+where
+    S: TrainingSet + Send + Sync,
+{
+    /// # Panics
+    /// On an empty minibatch or an index outside the set, which a data loader over
+    /// [`SetIndices::of`] the same set never yields (Burn's `Batcher` cannot return an error).
+    fn batch(&self, idx: Vec<usize>, device: &Device) -> HeadBatch<S::Input> {
+        match self.set.batch(&idx, device) {
+            Ok((input, targets)) => HeadBatch { input, targets },
+            Err(e) => panic!("SetBatcher: {e} (use a data loader over SetIndices::of the same set)"),
+        }
+    }
+}
+
+/// A burn-train data loader of minibatches of a [`TrainingSet`].
+pub type HeadLoader<I> = Arc<dyn DataLoader<HeadBatch<I>>>;
+
+/// The data loaders of a `Learner` run (see [`head_loaders`]).
+pub struct HeadLoaders<I> {
+    /// Shuffled minibatches of the training set.
+    pub train: HeadLoader<I>,
+    /// Minibatches of the validation set, in order.
+    pub valid: HeadLoader<I>,
+}
+
+/// Data loaders for training on `train` (minibatches of `batch_size`, shuffled by `seed`) and
+/// validating on `valid` (in order); errors if the two sets have different target widths or
+/// `batch_size` is 0.
+pub fn head_loaders<S>(train: Arc<S>, valid: Arc<S>, batch_size: usize, seed: u64) -> Result<HeadLoaders<S::Input>>
+where
+    S: TrainingSet + Send + Sync + 'static,
+    S::Input: Clone + fmt::Debug + Send + 'static,
+{
+    if batch_size == 0 {
+        return Err(Error::invalid("batch_size", "must be at least 1"));
+    }
+    if train.outputs() != valid.outputs() {
+        return Err(Error::shape("head_loaders: target columns of train vs valid", train.outputs(), valid.outputs()));
+    }
+    if train.is_empty() || valid.is_empty() {
+        return Err(Error::Empty { context: "head_loaders: training or validation set".into() });
+    }
+    let (train_indices, valid_indices) = (SetIndices::of(train.as_ref()), SetIndices::of(valid.as_ref()));
+    let train_loader =
+        DataLoaderBuilder::new(SetBatcher::new(train)).batch_size(batch_size).shuffle(seed).build(train_indices);
+    let valid_loader = DataLoaderBuilder::new(SetBatcher::new(valid)).batch_size(batch_size).build(valid_indices);
+    Ok(HeadLoaders { train: train_loader, valid: valid_loader })
+}
+
+/// The likelihoods a [`LearnerNet`]'s head can have, with the burn-train output each reports.
+pub trait LearnerHead: HeadLikelihood + 'static {
+    /// What a step reports to burn-train's metrics.
+    type Output: ItemLazy + 'static;
+    /// The report of a minibatch with loss `[1]`, latent means `[B, outputs]` and targets
+    /// `[B, outputs]`.
+    fn report(loss: Tensor<1>, mean: Tensor<2>, targets: Tensor<2>) -> Self::Output;
+}
+
+impl LearnerHead for MultiClassHinge {
+    /// Latent means as the class scores and the labels `argmax` of the one-hot targets.
+    type Output = ClassificationOutput;
+    fn report(loss: Tensor<1>, mean: Tensor<2>, targets: Tensor<2>) -> ClassificationOutput {
+        ClassificationOutput::new(loss, mean, targets.argmax(1).squeeze_dim::<1>(1))
+    }
+}
+
+impl LearnerHead for Gaussian {
+    /// Latent means as the predictions.
+    type Output = RegressionOutput;
+    fn report(loss: Tensor<1>, mean: Tensor<2>, targets: Tensor<2>) -> RegressionOutput {
+        RegressionOutput::new(loss, mean, targets)
+    }
+}
+
+/// A [`HybridNet`] ready for burn-train's `Learner` (see the [module docs](self)).
+#[derive(Module, Debug)]
+pub struct LearnerNet<T: Trunk, K: Kernel, L: HeadLikelihood> {
+    /// The network being trained.
+    pub net: HybridNet<T, K, L>,
+    /// The natural-gradient state, shared by the clones the `Learner` makes of the model.
+    #[module(skip)]
+    natural: NaturalSlot,
+}
+
+impl<T: Trunk, K: Kernel, L: HeadLikelihood> LearnerNet<T, K, L>
+where
+    L::Natural: Send + 'static,
+{
+    /// Wraps `net` (on an autodiff device) to train by `recipe`; with `recipe.natural_step > 0`
+    /// its head's `q(u)` leaves the optimiser and moves by natural-gradient steps.
+    pub fn new(mut net: HybridNet<T, K, L>, recipe: &HybridConfig) -> Result<Self> {
+        recipe.validate()?;
+        let state = start_natural(&mut net, recipe)?.map(|s| Box::new(s) as Box<dyn Any + Send>);
+        let natural = NaturalSlot(Arc::new(Mutex::new(NaturalState { state, pending: Vec::new(), error: None })));
+        Ok(Self { net, natural })
+    }
+
+    /// The trained network; errors if a natural-gradient step failed during training (the head
+    /// then kept the `q(u)` of the step before).
+    pub fn into_net(self) -> Result<HybridNet<T, K, L>> {
+        match self.natural.lock().error.take() {
+            Some(e) => Err(e),
+            None => Ok(self.net),
+        }
+    }
+
+    /// The natural-gradient step of the head's `q(u)` on the minibatches of the last training
+    /// step (their features, detached, and targets).
+    fn natural_step(&mut self) {
+        let mut slot = self.natural.lock();
+        let pending = std::mem::take(&mut slot.pending);
+        if pending.is_empty() || slot.error.is_some() {
+            return;
+        }
+        let device = self.net.head.q_mu.val().device();
+        let (features, targets): (Vec<_>, Vec<_>) =
+            pending.into_iter().map(|(f, t)| (f.to_device(&device), t.to_device(&device))).unzip();
+        let Some(state) = slot.state.as_mut().and_then(|s| s.downcast_mut::<L::Natural>()) else {
+            return;
+        };
+        let head = self.net.head.clone();
+        match L::natural_update(state, head, Tensor::cat(features, 0), Tensor::cat(targets, 0)) {
+            Ok(head) => self.net.head = head,
+            Err(e) => slot.error = Some(e),
+        }
+    }
+}
+
+impl<T, K, L> TrainStep for LearnerNet<T, K, L>
+where
+    T: Trunk,
+    T::Input: Send + 'static,
+    K: Kernel,
+    L: LearnerHead,
+    L::Natural: Send + 'static,
+{
+    type Input = HeadBatch<T::Input>;
+    type Output = L::Output;
+
+    /// # Panics
+    /// If the batch does not fit the network (the trunk rejects the input, or the targets are not
+    /// `[B, outputs]`): use [`head_loaders`] on a set the network was built for.
+    fn step(&self, batch: HeadBatch<T::Input>) -> TrainOutput<L::Output> {
+        let objective = match self.net.objective(batch.input, batch.targets.clone()) {
+            Ok(objective) => objective,
+            Err(e) => panic!("LearnerNet: {e}"),
+        };
+        {
+            let mut slot = self.natural.lock();
+            if slot.state.is_some() {
+                slot.pending.push((objective.features.detach(), batch.targets.clone()));
+            }
+        }
+        let grads = objective.loss.backward();
+        let report = L::report(objective.loss, objective.mean, batch.targets);
+        TrainOutput::new(self, grads, report)
+    }
+
+    /// The optimiser's step, then the natural-gradient step of `q(u)` on the same minibatch.
+    fn optimize(self, optim: &mut ModuleOptimizer, lr: ModuleLearningRate, grads: GradientsParams) -> Self {
+        let mut model = optim.step(lr, self, grads);
+        model.natural_step();
+        model
+    }
+
+    /// As [`optimize`](TrainStep::optimize), with the gradients of several devices (burn-train's
+    /// multi-device strategy); the natural-gradient step uses every device's minibatch.
+    fn optimize_multi(self, optim: &mut ModuleOptimizer, lr: ModuleLearningRate, grads: MultiGradientsParams) -> Self {
+        let mut model = optim.step_multi(lr, self, grads);
+        model.natural_step();
+        model
+    }
+}
+
+impl<T, K, L> InferenceStep for LearnerNet<T, K, L>
+where
+    T: Trunk,
+    T::Input: Send + 'static,
+    K: Kernel,
+    L: LearnerHead,
+{
+    type Input = HeadBatch<T::Input>;
+    type Output = L::Output;
+
+    /// The loss and latent means of a validation minibatch (no natural-gradient step).
+    ///
+    /// # Panics
+    /// As [`TrainStep::step`].
+    fn step(&self, batch: HeadBatch<T::Input>) -> L::Output {
+        match self.net.objective(batch.input, batch.targets.clone()) {
+            Ok(objective) => L::report(objective.loss, objective.mean, batch.targets),
+            Err(e) => panic!("LearnerNet: {e}"),
+        }
+    }
+}
+
+/// The natural-gradient state of a [`LearnerNet`], shared by its clones.
+#[derive(Clone)]
+struct NaturalSlot(Arc<Mutex<NaturalState>>);
+
+struct NaturalState {
+    /// The likelihood's `HeadLikelihood::Natural`, or `None` where Adam trains `q(u)`.
+    state: Option<Box<dyn Any + Send>>,
+    /// Features and targets of the minibatches since the last optimiser step.
+    pending: Vec<(Tensor<2>, Tensor<2>)>,
+    /// The first failed natural-gradient step.
+    error: Option<Error>,
+}
+
+impl NaturalSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, NaturalState> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl fmt::Debug for NaturalSlot {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let slot = self.lock();
+        f.debug_struct("NaturalSlot")
+            .field("natural", &slot.state.is_some())
+            .field("pending", &slot.pending.len())
+            .finish()
+    }
+}

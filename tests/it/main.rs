@@ -1,0 +1,31 @@
+//! The integration tests, in one binary (each links Burn once; one binary builds and links much
+//! faster than one per file). Run one group with a filter, e.g. `cargo test --test it svgp::`.
+//!
+//! `tests/hybrid_mnist.rs` stays a binary of its own: it checks that a seeded run repeats bit for
+//! bit, which tests drawing from the same device's generator in parallel threads would break.
+#[path = "../common/mod.rs"]
+mod common;
+mod ep_support;
+
+mod backend_agreement;
+mod bsvm_golden;
+mod bsvm_hybrid;
+mod bsvm_math;
+mod bsvm_train;
+mod data_loaders;
+mod decoupled_fourier;
+mod deep_gp;
+mod ep_classifier;
+mod ep_training;
+mod kernels;
+#[cfg(feature = "learner")]
+mod learner;
+mod lifecycle;
+mod likelihoods;
+mod linalg;
+mod metrics;
+mod mvn;
+mod real_data;
+mod skew_gp;
+mod special_tensor;
+mod svgp;
