@@ -469,6 +469,8 @@ impl Figures {
         let ys = || shown.iter().map(|p| p.1).chain(upper.iter().chain(&lower).map(|p| p.1));
         let (x0, x1) = padded_range(xs()).unwrap_or((0.0, 1.0));
         let (y0, y1) = padded_range(ys()).unwrap_or((0.0, 1.0));
+        // headroom for the legend
+        let y1 = y1 + 0.2 * (y1 - y0);
         let observed_label =
             if stride > 1 { format!("training points (every {stride}th)") } else { "training points".to_string() };
         self.write(figure, (1000, 520), title, |area| {
