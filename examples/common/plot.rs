@@ -371,6 +371,34 @@ impl Figures {
         })
     }
 
+    /// [`Figures::reliability`] of a binary classifier given the log predictive probability of
+    /// each test point's label (`labels` 0 or 1).
+    pub fn binary_reliability(
+        &self,
+        figure: &str,
+        title: &str,
+        log_density: &[f64],
+        labels: &[usize],
+        bins: usize,
+    ) -> Result<()> {
+        if !self.enabled() {
+            return Ok(());
+        }
+        let p_one: Vec<f64> = log_density
+            .iter()
+            .zip(labels)
+            .map(|(l, &y)| {
+                let p = l.exp().clamp(0.0, 1.0);
+                if y == 1 {
+                    p
+                } else {
+                    1.0 - p
+                }
+            })
+            .collect();
+        self.reliability(figure, title, &metrics::binary_probs(&p_one)?, 2, labels, bins)
+    }
+
     /// ROC curves `(name, points)` (e.g. [`metrics::roc_curve`]), each with its area in the
     /// legend, and the chance diagonal.
     pub fn roc(&self, figure: &str, title: &str, curves: &[(String, Vec<(f64, f64)>)]) -> Result<()> {
