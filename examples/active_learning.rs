@@ -33,7 +33,8 @@
 //!
 //! Output: per set a progress bar and a line on stderr; on stdout a per-set table and the mean
 //! rank of the two policies (1 = lower test error, ties 1.5) over sets at a few query counts.
-//! `--csv FILE`: columns `set,query,policy,test_error`. `--json`: one line per set
+//! `--csv FILE`: columns `set,query,policy,test_error`. `--plot DIR`: `active_learning_curves.svg`,
+//! the test error against queries, one panel per set. `--json`: one line per set
 //! `{"set","classes","pool","test","initial_error","final_error_vr","final_error_entropy","mean_rank_vr","mean_rank_entropy","reference_error","seconds"}`,
 //! then the last line
 //! `{"example":"active_learning","sets":…,"queries":…,"mean_rank_vr":…,"mean_rank_entropy":…,"final_error_vr":…,"final_error_entropy":…,…}`
@@ -130,7 +131,7 @@ struct Args {
     /// Also fit on the whole pool and report that test error.
     #[arg(long)]
     reference: bool,
-    /// Shared options: epochs (Adam steps per refit), lr, seed, data, device, precision, csv, json, no-progress.
+    /// Shared options: epochs (Adam steps per refit), lr, seed, data, device, precision, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
 }
@@ -332,6 +333,28 @@ fn write_curves(path: &std::path::Path, sets: &[SetCurves]) -> Result<()> {
     f.flush().map_err(io)
 }
 
+/// `--plot`: the test error against queries, one panel per set, a line per policy (and the
+/// `--reference` error as a flat line).
+fn plot_curves(args: &Args, sets: &[SetCurves]) -> Result<()> {
+    let line = |name: &str, curve: &[f64]| common::plot::Series {
+        name: name.to_string(),
+        points: curve.iter().enumerate().map(|(q, &e)| (q as f64, e)).collect(),
+    };
+    let panels: Vec<common::plot::Panel> = sets
+        .iter()
+        .map(|s| {
+            let mut series = vec![line("variation ratio", &s.vr), line("entropy", &s.entropy)];
+            if let Some(r) = s.reference {
+                let points = vec![(0.0, r), (args.queries as f64, r)];
+                series.push(common::plot::Series { name: "whole pool".into(), points });
+            }
+            common::plot::Panel { y_label: format!("{}: test error", s.name), series }
+        })
+        .collect();
+    let title = format!("Active learning, MC-BSVM with P = {}: test error per query", args.m);
+    args.run.plot.figures("active_learning")?.lines("curves", &title, "queries", &panels)
+}
+
 /// Prints the per-set table, the rank table and (with `--json`) the summary line.
 fn report(args: &Args, sets: &[SetCurves], failed: &[String], backend: &str) -> Result<()> {
     let q_max = args.queries;
@@ -400,6 +423,7 @@ fn report(args: &Args, sets: &[SetCurves], failed: &[String], backend: &str) -> 
     if let Some(path) = &args.run.csv {
         write_curves(path, sets)?;
     }
+    plot_curves(args, sets)?;
     if args.run.json {
         let line = json!({
             "example": "active_learning",
@@ -425,6 +449,8 @@ fn run(args: Args) -> Result<()> {
     if args.m == 0 || args.samples == 0 {
         return Err(Error::invalid("arguments", "--m and --samples must be positive"));
     }
+    // checks --plot before training
+    args.run.plot.figures("active_learning")?;
     let common::Devices { backend, base, train } = args.run.devices()?;
     let root = data_root(args.run.data.as_deref())?;
     let names = args.selection.resolve(&root)?;

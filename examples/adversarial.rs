@@ -9,6 +9,9 @@
 //! cargo run --release --example adversarial -- --train-size 10000 --epochs 1   # or train here
 //! ```
 //! The attacked loss is the head's per-image data term `−ℓ*_n` (the KL does not depend on x).
+//! `--plot DIR` writes the ROC curves of the detection scores, one curve per ε:
+//! `adversarial_roc_vr.svg` (sampled VR) and `adversarial_roc_maxp.svg` (`1 − max_c p_c`), and,
+//! when the hybrid is trained here, `adversarial_curves.svg`.
 //! With `--json` the last stdout line is
 //! `{"example":"adversarial","dataset":"mnist","eps":[…],"accuracy":[…],"clean_accuracy":…,"vr_clean":…,"vr_adv":[…],"auc":[…],"auc_limit":[…],"test_size":…}`
 //! (`auc`: ROC-AUC of the sampled VR; `auc_limit`: of its S → ∞ limit `1 − max_c p_c`).
@@ -16,7 +19,7 @@ use std::path::PathBuf;
 
 use burn::module::Module;
 use burn_gp::data::{data_root, load_mnist, ImageSet, MnistVariant, Subset};
-use burn_gp::metrics::roc_auc;
+use burn_gp::metrics::{roc_auc, roc_curve};
 use burn_gp::nets::{image_batch, HybridNet, MnistTrunk, MnistTrunkConfig};
 use burn_gp::saved::SavedModel;
 use burn_gp::{Error, Result};
@@ -39,7 +42,7 @@ struct Args {
     /// Hybrid options (used when training here): m, train-size, test-size, vr-samples, …
     #[command(flatten)]
     hybrid: hybrid::HybridOptions,
-    /// Shared options: batch, epochs, lr, seed, data, device, precision, json, …
+    /// Shared options: batch, epochs, lr, seed, data, device, precision, json, plot, …
     #[command(flatten)]
     run: common::RunOptions,
 }
@@ -75,6 +78,7 @@ fn main() {
 
 fn run(args: &Args) -> Result<()> {
     let devices = args.run.devices()?;
+    let figures = args.run.plot.figures("adversarial")?;
     let root = data_root(args.run.data.as_deref())?;
     let test = load_mnist(&root, MnistVariant::Digits, Subset::Test)?;
     let test_size = if args.hybrid.test_size > 0 { args.hybrid.test_size } else { 2000 };
@@ -86,7 +90,9 @@ fn run(args: &Args) -> Result<()> {
             let train =
                 if args.hybrid.train_size > 0 { train.subset(0..args.hybrid.train_size.min(train.n))? } else { train };
             let trunk = MnistTrunkConfig::new().init(&devices.train);
-            hybrid::train_hybrid(trunk, &train, &test, &args.hybrid, &args.run, &devices)?.0
+            let (net, history) = hybrid::train_hybrid(trunk, &train, &test, &args.hybrid, &args.run, &devices)?;
+            figures.curves("curves", "MNIST hybrid: training", &[("hybrid", &history)])?;
+            net
         }
     };
     let net = net.freeze();
@@ -99,6 +105,7 @@ fn run(args: &Args) -> Result<()> {
         |classes: &[usize]| classes.iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
     let mut rows = vec![("clean".to_string(), acc(&clean.classes()), mean(&vr_clean), f64::NAN, f64::NAN)];
+    let (mut roc_vr, mut roc_maxp) = (Vec::new(), Vec::new());
     let chunk = 250;
     for &eps in &args.eps {
         let (mut means, mut vars) = (Vec::new(), Vec::new());
@@ -116,6 +123,10 @@ fn run(args: &Args) -> Result<()> {
         let auc = roc_auc(&scores, &is_adv).unwrap_or(0.5);
         let limits: Vec<f64> = limit_clean.iter().chain(&vr_limit(&adv)).copied().collect();
         let auc_limit = roc_auc(&limits, &is_adv).unwrap_or(0.5);
+        if figures.enabled() {
+            roc_vr.push((format!("ε = {eps}"), roc_curve(&scores, &is_adv)?));
+            roc_maxp.push((format!("ε = {eps}"), roc_curve(&limits, &is_adv)?));
+        }
         eprintln!(
             "ε = {eps}: accuracy {:.4}, mean VR {:.4}, AUC {auc:.4} (S → ∞: {auc_limit:.4})",
             acc(&adv.classes()),
@@ -123,6 +134,10 @@ fn run(args: &Args) -> Result<()> {
         );
         rows.push((format!("{eps}"), acc(&adv.classes()), mean(&vr_adv), auc, auc_limit));
     }
+    let what = format!("FGSM images vs {} clean MNIST test images", test.n);
+    let title = format!("{what}: variation ratio ({} samples)", args.hybrid.vr_samples);
+    figures.roc("roc_vr", &title, &roc_vr)?;
+    figures.roc("roc_maxp", &format!("{what}: 1 − max class probability"), &roc_maxp)?;
     println!("FGSM on the MNIST hybrid ({} test images, VR from {} samples)", test.n, args.hybrid.vr_samples);
     println!("| ε | accuracy | mean VR | VR ROC-AUC (adv vs clean) | ROC-AUC of 1 − max p (VR as S → ∞) |");
     println!("|---|---|---|---|---|");

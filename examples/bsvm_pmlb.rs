@@ -38,6 +38,10 @@
 //! method row. `--summarise FILES` trains nothing and prints the tables of the `--json` lines saved
 //! by earlier runs, e.g. of chunks of sets run one after another or on several machines (the full
 //! protocol, 66 sets × 5 splits × 1000 epochs, is days of CPU; the SVGP's cost grows with C).
+//! `--plot DIR` writes, from the first split of each set, each method's reliability diagram of
+//! the test predictions (`bsvm_pmlb_reliability_<set>_<method>.svg`, 10 bins; the BSVMs'
+//! probabilities by Gauss–Hermite over their latent marginals) and training curves
+//! (`bsvm_pmlb_curves_<set>_<method>.svg`, one line per binary model for OvR).
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -55,6 +59,7 @@ use burn_gp::tensors::matrix;
 use burn_gp::train::{fit, History, TrainConfig};
 use burn_gp::{Error, Result};
 use clap::{Parser, ValueEnum};
+use common::plot::Figures;
 use serde_json::{json, Map, Value};
 
 mod common;
@@ -135,7 +140,7 @@ struct Args {
     /// (comma-separated; for a set × split × method seen twice the later line wins).
     #[arg(long, value_delimiter = ',')]
     summarise: Vec<PathBuf>,
-    /// Shared options: batch, epochs, lr, seed, data, device, precision, csv (all rows), json, no-progress.
+    /// Shared options: batch, epochs, lr, seed, data, device, precision, csv (all rows), json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
 }
@@ -223,6 +228,8 @@ struct Ctx<'a> {
     train: Device,
     base: Device,
     config: TrainConfig,
+    /// `--plot` figures.
+    figures: Figures,
 }
 
 /// Wall and CPU seconds of a piece of work.
@@ -263,16 +270,24 @@ fn train_adam<L: Likelihood>(
     Ok((model.valid(), history, time))
 }
 
-/// Trains and tests `method` on `split` from the initial `parts`.
+/// Trains and tests `method` on `split` from the initial `parts`; with `plot` (the set's name),
+/// draws its reliability diagram and training curves.
 fn run_method(
     ctx: &Ctx,
     method: Method,
     split: &Split,
-    cfg: &BayesianSvmConfig,
-    parts: &InitParts,
-    config: &TrainConfig,
+    (cfg, parts, config): (&BayesianSvmConfig, &InitParts, &TrainConfig),
+    plot: Option<&str>,
 ) -> Result<Outcome> {
     let (n, d, c) = (split.n_train(), split.d, split.classes);
+    let draw = |probs: &dyn Fn() -> Vec<f64>, histories: &[(String, &History)]| -> Result<()> {
+        let Some(set) = plot.filter(|_| ctx.figures.enabled()) else { return Ok(()) };
+        let (key, title) = (method.key(), format!("{} on {set}, split 0", method.label()));
+        let figure = format!("reliability_{set}_{key}");
+        ctx.figures.reliability(&figure, &format!("{title}: test set"), &probs(), c, &split.y_test, 10)?;
+        let runs: Vec<(&str, &History)> = histories.iter().map(|(name, h)| (name.as_str(), *h)).collect();
+        ctx.figures.curves(&format!("curves_{set}_{key}"), &format!("{title}: training"), &runs)
+    };
     let dev = &ctx.train;
     let x = matrix(split.x_train.clone(), n, d, dev)?;
     match method {
@@ -282,6 +297,7 @@ fn run_method(
             let (model, history, time) = train_adam(model, &x, &y, config)?;
             let pred = class_predictive(&split.x_test, d, &ctx.base, |xt| model.predict_f(xt))?;
             let accuracy = tabular::accuracy(&pred.classes(), &split.y_test);
+            draw(&|| pred.gh_probabilities(32), &[(method.key().to_string(), &history)])?;
             Ok(Outcome::new(accuracy, time, &[history], None))
         }
         Method::OvrBsvm => {
@@ -292,6 +308,9 @@ fn run_method(
             let ovr = ovr.valid();
             let pred = class_predictive(&split.x_test, d, &ctx.base, |xt| ovr.predict_f(xt))?;
             let accuracy = tabular::accuracy(&pred.classes(), &split.y_test);
+            let runs: Vec<(String, &History)> =
+                histories.iter().enumerate().map(|(j, h)| (format!("class {j}"), h)).collect();
+            draw(&|| pred.gh_probabilities(32), &runs)?;
             Ok(Outcome::new(accuracy, time, &histories, None))
         }
         Method::Svgp => {
@@ -305,6 +324,7 @@ fn run_method(
             let (model, history, time) = train_adam(model, &x, &y, config)?;
             let (probs, _) = predict_host(&split.x_test, d, &ctx.base, |xt| model.predict_y(xt))?;
             let accuracy = metrics::accuracy(&probs, c, &split.y_test)?;
+            draw(&|| probs.clone(), &[(method.key().to_string(), &history)])?;
             Ok(Outcome::new(accuracy, time, &[history], Some(metrics::nll(&probs, c, &split.y_test)?)))
         }
     }
@@ -360,7 +380,9 @@ fn run_split(ctx: &Ctx, set: &TabularSet, k: usize) -> Result<(Split, MethodRuns
         export(ctx, dir, &set.name, k, &split, &parts, seed)?;
     }
     let config = TrainConfig { seed, ..ctx.config.clone() };
-    let outcomes = ctx.args.methods.iter().map(|&m| (m, run_method(ctx, m, &split, &cfg, &parts, &config))).collect();
+    let plot = (k == 0).then_some(set.name.as_str());
+    let outcomes =
+        ctx.args.methods.iter().map(|&m| (m, run_method(ctx, m, &split, (&cfg, &parts, &config), plot))).collect();
     Ok((split, outcomes))
 }
 
@@ -632,7 +654,8 @@ fn run(args: Args) -> Result<()> {
     }
     // Bars also with --json (they go to stderr and hide themselves when it is not a terminal).
     let config = TrainConfig { progress: !args.run.no_progress, ..args.run.train_config() };
-    let ctx = Ctx { args: &args, train, base, config };
+    let figures = args.run.plot.figures("bsvm_pmlb")?;
+    let ctx = Ctx { args: &args, train, base, config, figures };
     let threads = std::env::var("RAYON_NUM_THREADS").unwrap_or_else(|_| "all".into());
     eprintln!(
         "bsvm_pmlb: {} sets, {} split(s), methods {}, epochs {}, batch {}, lr {}, P ≤ {}, max-train {}, max-rows {}, backend {backend}, threads {threads}",

@@ -21,7 +21,8 @@
 //! `{…,"rmse","test_ll"}` for regression (`test_ll`: mean test log predictive density), plus
 //! `n_train`, `n_test`, `epochs`, `train_s`. `--save FILE` writes the trained network with its
 //! head; `--load FILE` evaluates a saved one instead of training (the MLP implements
-//! `burn_gp::saved::Blueprint` for this: 11 lines).
+//! `burn_gp::saved::Blueprint` for this: 11 lines). `--plot DIR` writes `custom_trunk_curves.svg`
+//! (the training objective per epoch).
 use std::time::Instant;
 
 use burn::module::Module;
@@ -123,7 +124,7 @@ struct Args {
     /// same task, data set and seed).
     #[command(flatten)]
     file: common::ModelFileOptions,
-    /// Shared options: batch, epochs, lr, seed, data, device, precision, csv, json, no-progress.
+    /// Shared options: batch, epochs, lr, seed, data, device, precision, csv, json, no-progress, plot.
     #[command(flatten)]
     run: RunOptions,
 }
@@ -138,6 +139,8 @@ fn main() {
 
 fn run(args: &Args) -> Result<()> {
     let devices = args.run.devices()?;
+    // checks --plot before training
+    args.run.plot.figures("custom_trunk")?;
     match args.task {
         Task::Classify => classify(args, &devices),
         Task::Regress => regress(args, &devices),
@@ -223,6 +226,8 @@ where
             let net = recipe.init_with(mlp, train, &devices.train)?;
             let (net, history) = fit_hybrid(net, train, recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
             args.run.write_curve(&history)?;
+            let title = format!("GP head on a custom MLP ({:?}): training", args.task);
+            args.run.plot.figures("custom_trunk")?.curves("curves", &title, &[("mlp + gp head", &history)])?;
             net.valid()
         }
     };

@@ -16,7 +16,9 @@
 //! configuration. With `--json` one line per dataset:
 //! `{"example":"dgp_uci","dataset":…,"layers":…,"m":…,"splits":…,"test_ll":…,"test_ll_se":…,"rmse":…,"epoch_s":…}`
 //! (`rmse_se`, per-split values, `hidden`, `epochs`, `lr`, `backend` and the paper's values are
-//! included too).
+//! included too). `--plot DIR` writes the training curves (objective, test RMSE and
+//! log-likelihood per epoch): `dgp_uci_curves.svg` for one set and split, else
+//! `dgp_uci_curves_<set>_<split>.svg`.
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -71,7 +73,7 @@ struct Args {
     /// several sets or splits run.
     #[command(flatten)]
     file: common::ModelFileOptions,
-    /// Shared options: batch, epochs (0 = from --steps), lr, seed, data, device, csv, json, no-progress.
+    /// Shared options: batch, epochs (0 = from --steps), lr, seed, data, device, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
 }
@@ -450,7 +452,8 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
     let yt = matrix(y_train, n, 1, &dev)?;
     let x_eval = matrix(x_test, test.n, d, &base)?;
     let y_test = test.y.clone();
-    let every_epoch = args.run.csv.is_some();
+    let figures = args.run.plot.figures("dgp_uci")?;
+    let every_epoch = args.run.csv.is_some() || figures.enabled();
     let evaluate = |m: &DeepGp, epoch: usize| {
         if !every_epoch && epoch < epochs {
             return Ok(vec![]);
@@ -487,6 +490,9 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         Some(path) if !single => history.write_csv(&csv_path(path, name, split, single))?,
         _ => args.run.write_curve(&history)?,
     }
+    let figure = if single { "curves".to_string() } else { format!("curves_{name}_{split}") };
+    let title = format!("Deep GP ({} layers) on {name} split {split}: training", args.layers);
+    figures.curves(&figure, &title, &[("deep gp", &history)])?;
     Ok(SplitResult {
         test_ll: history.last_metric("test_ll").unwrap_or(f64::NAN),
         rmse: history.last_metric("rmse").unwrap_or(f64::NAN),
@@ -513,6 +519,8 @@ fn fmt_pm((v, se): (f64, f64)) -> String {
 
 fn run(args: Args) -> burn_gp::Result<()> {
     let backend = args.run.devices()?.backend;
+    // checks --plot before training
+    args.run.plot.figures("dgp_uci")?;
     let root = data_root(args.run.data.as_deref())?;
     let datasets: Vec<&str> = args.dataset.split(',').map(str::trim).filter(|s| !s.is_empty()).collect();
     for short in &datasets {

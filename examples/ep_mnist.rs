@@ -14,6 +14,8 @@
 //! Test error and NLL are evaluated after every epoch (`--eval-every`) and shown in the progress
 //! line; `--csv PREFIX` writes each method's curve to `PREFIX_<method>.csv`. `train_s` counts the
 //! optimisation only (the curves' `epoch_s` summed), `wall_s` includes the evaluations.
+//! `--plot DIR` writes `ep_mnist_curves.svg` (every method's curves) and
+//! `ep_mnist_reliability_<method>.svg` (reliability diagram of the test predictions, 10 bins).
 //!
 //! `--json` prints one line per method and last the SEP line:
 //! `{"example":"ep_mnist","mode":"sep"|"sep-batch"|"svi","m":…,"epochs":…,"iterations":…,"shards":…,"train_size":…,"error":…,"nll":…,"train_s":…,"wall_s":…}`.
@@ -80,6 +82,9 @@ struct Args {
     csv: Option<String>,
     #[command(flatten)]
     opts: common::BasicOptions,
+    /// `--plot DIR`: training curves and reliability diagrams as SVG files.
+    #[command(flatten)]
+    plot: common::plot::PlotOptions,
 }
 
 /// Standardised pixels and class labels (odd = 1, even = 0).
@@ -138,6 +143,8 @@ fn write_curve(args: &Args, mode: &str, history: &burn_gp::train::History) -> Re
 
 fn run(args: Args) -> Result<()> {
     let (base, dev) = args.opts.devices()?;
+    let figures = args.plot.figures("ep_mnist")?;
+    let mut curves = Vec::new();
     let data = load(&args)?;
     let (n, d, m) = (data.y_train.len(), data.d, args.m);
     if args.batch > m {
@@ -170,6 +177,7 @@ fn run(args: Args) -> Result<()> {
                 };
                 let fitted = model.fit_evaluated(&x, &data.y_train, &config, evaluate)?;
                 write_curve(&args, mode, &fitted.history)?;
+                curves.push((mode, fitted.history.clone()));
                 (
                     fitted.predict_log_density(&x_test, &data.y_test)?,
                     fitted.history.records.iter().map(|r| r.epoch_s).sum(),
@@ -209,6 +217,7 @@ fn run(args: Args) -> Result<()> {
                 };
                 let (model, history) = fit_loop(model, n, &config, "−ELBO/N", step, evaluate)?;
                 write_curve(&args, mode, &history)?;
+                curves.push((mode, history.clone()));
                 (
                     svi_log_density(&model.valid(), &x_test_base, &data.y_test)?,
                     history.records.iter().map(|r| r.epoch_s).sum(),
@@ -218,8 +227,11 @@ fn run(args: Args) -> Result<()> {
         };
         let wall_s = t0.elapsed().as_secs_f64();
         let (error, nll) = metrics(&log_density);
+        let title = format!("{}, MNIST odd vs even, test set", mode.to_uppercase());
+        figures.binary_reliability(&format!("reliability_{mode}"), &title, &log_density, &data.y_test, 10)?;
         rows.push((mode.to_string(), error, nll, train_s, wall_s));
     }
+    figures.curves("curves", &format!("MNIST odd vs even, m = {m}: training"), &curves)?;
     // SEP last (the JSON contract's final line)
     rows.sort_by_key(|r| r.0.starts_with("sep"));
     for (mode, error, nll, train_s, wall_s) in &rows {

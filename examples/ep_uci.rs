@@ -18,6 +18,9 @@
 //! other jobs on a shared machine disturb much less than wall-clock time.
 //! `--splits-out DIR` writes each split's training and test row indices (`<dataset>_<k>.json`) so
 //! that peers (`benches/peers/gpy_ep.py`) can use the same splits.
+//! `--plot DIR` writes, from the first split of each dataset × setting, the training curves of
+//! all methods (`ep_uci_curves_<dataset>_m<m>.svg`) and each method's reliability diagram of the
+//! test predictions (`ep_uci_reliability_<dataset>_m<m>_<method>.svg`, 10 bins).
 mod common;
 
 use std::io::Write;
@@ -33,7 +36,7 @@ use burn_gp::likelihoods::BernoulliProbit;
 use burn_gp::models::ep::{EpConfig, EpGpClassifier, EpMode};
 use burn_gp::models::{Svgp, SvgpConfig};
 use burn_gp::tensors::{matrix, to_vec};
-use burn_gp::train::{fit, TrainConfig};
+use burn_gp::train::{fit, History, TrainConfig};
 use burn_gp::{Error, Result};
 use clap::Parser;
 
@@ -75,6 +78,9 @@ struct Args {
     raw_features: bool,
     #[command(flatten)]
     opts: common::BasicOptions,
+    /// `--plot DIR`: training curves and reliability diagrams as SVG files.
+    #[command(flatten)]
+    plot: common::plot::PlotOptions,
 }
 
 /// The local PMLB folder and the paper's Table 1 SEP/GFITC/SVI NLLs at 15 %, 25 %, 50 %.
@@ -141,6 +147,10 @@ struct Outcome {
     error: f64,
     train_s: f64,
     train_cpu_s: Option<f64>,
+    /// Log predictive probability of each test label.
+    log_density: Vec<f64>,
+    /// The training curve.
+    history: History,
 }
 
 /// CPU seconds (user + system, all threads) this process has used so far, from
@@ -160,7 +170,7 @@ fn classes(y: &[f64]) -> Vec<usize> {
     y.iter().map(|&v| usize::from(v > 0.0)).collect()
 }
 
-fn outcome(log_density: &[f64], y_test: &[f64], train_s: f64, train_cpu_s: Option<f64>) -> Outcome {
+fn outcome(log_density: Vec<f64>, y_test: &[f64], train_s: f64, train_cpu_s: Option<f64>, history: History) -> Outcome {
     let n = y_test.len() as f64;
     Outcome {
         nll: -log_density.iter().sum::<f64>() / n,
@@ -168,6 +178,8 @@ fn outcome(log_density: &[f64], y_test: &[f64], train_s: f64, train_cpu_s: Optio
         error: log_density.iter().filter(|&&l| l < 0.5f64.ln()).count() as f64 / n,
         train_s,
         train_cpu_s,
+        log_density,
+        history,
     }
 }
 
@@ -194,7 +206,8 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
             let fitted = model.fit(&x, &classes(&data.y_train), &config)?;
             let (train_s, done) = (t0.elapsed().as_secs_f64(), cpu0.zip(process_cpu_s()).map(|(a, b)| b - a));
             let x_test = Tensor::from_data(x_test.to_data(), &dev);
-            Ok(outcome(&fitted.predict_log_density(&x_test, &classes(&data.y_test))?, &data.y_test, train_s, done))
+            let log_density = fitted.predict_log_density(&x_test, &classes(&data.y_test))?;
+            Ok(outcome(log_density, &data.y_test, train_s, done, fitted.history))
         }
         Method::Svi => {
             let targets: Vec<f64> = data.y_train.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();
@@ -208,7 +221,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 progress: !args.opts.no_progress,
                 ..Default::default()
             };
-            let (model, _) = fit(
+            let (model, history) = fit(
                 model,
                 n,
                 &config,
@@ -225,7 +238,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .zip(&data.y_test)
                 .map(|((m, v), y)| burn_gp::special::log_ndtr(y * m / (1.0 + v).sqrt()))
                 .collect();
-            Ok(outcome(&log_density, &data.y_test, train_s, done))
+            Ok(outcome(log_density, &data.y_test, train_s, done, history))
         }
     }
 }
@@ -239,6 +252,7 @@ fn mean_sd(v: &[f64]) -> (f64, f64) {
 
 fn run(args: Args) -> Result<()> {
     let root = burn_gp::data::data_root(args.opts.data.as_deref())?;
+    let figures = args.plot.figures("ep_uci")?;
     let fractions: Vec<f64> = args
         .inducing
         .split(',')
@@ -295,6 +309,7 @@ fn run(args: Args) -> Result<()> {
             .collect::<Result<_>>()?;
         for &frac in &fractions {
             let m = ((frac * splits[0].y_train.len() as f64).round() as usize).max(1);
+            let mut curves = Vec::new();
             for &method in &ordered {
                 let mut results = Vec::new();
                 for (k, data) in splits.iter().enumerate() {
@@ -307,6 +322,12 @@ fn run(args: Args) -> Result<()> {
                             r.error,
                             r.train_s
                         );
+                    }
+                    if k == 0 {
+                        let title = format!("{} on {name}, m = {m}, split 0: test set", method.name().to_uppercase());
+                        let figure = format!("reliability_{name}_m{m}_{}", method.name());
+                        figures.binary_reliability(&figure, &title, &r.log_density, &classes(&data.y_test), 10)?;
+                        curves.push((method.name(), r.history.clone()));
                     }
                     results.push(r);
                 }
@@ -339,6 +360,8 @@ fn run(args: Args) -> Result<()> {
                 }
                 rows.push((name.to_string(), frac, m, method, nll, nll_sd, error, error_sd, train_s, paper_nll));
             }
+            let title = format!("{name}, m = {m}, split 0: training");
+            figures.curves(&format!("curves_{name}_m{m}"), &title, &curves)?;
         }
     }
     if !args.opts.json {

@@ -11,6 +11,9 @@
 //! q(u), features standardised across the batch before the head (`--feature-norm`), P = 64, f32
 //! (`--precision f64` for double). `--seed` seeds the network's initialisation too: the same seed,
 //! backend and thread count repeat a run bit for bit. `--trace FILE` writes one CSV row per step.
+//! `--plot DIR` writes `mnist_hybrid_curves.svg` (training curves of both networks),
+//! `mnist_hybrid_reliability.svg` and `mnist_hybrid_softmax_reliability.svg` (reliability
+//! diagrams, 15 bins).
 //! With `--json` the last stdout line is
 //! `{"example":"mnist_hybrid","accuracy":…,"nll":…,"ece":…,"epoch_s":…,"softmax_accuracy":…, …}`
 //! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_epoch_s`, `epochs`, `batch`, `lr`, `m`,

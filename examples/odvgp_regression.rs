@@ -19,6 +19,7 @@
 //! RMSE, averaged over the splits. With `--json` the last stdout line is
 //! `{"example":"odvgp_regression","dataset":…,"method":…,"test_ll":…,"rmse":…,"train_s":…}`
 //! with `train_s` the mean optimisation time per split in seconds (evaluation excluded).
+//! `--plot DIR` writes the first split's training curves, `odvgp_regression_curves.svg`.
 use std::path::Path;
 
 use burn_gp::data::{data_root, load_pmlb_regression, load_uci, random_split, Standardiser, Table, TargetStandardiser};
@@ -91,6 +92,9 @@ struct Args {
     /// Shared options: data, device, json, no-progress.
     #[command(flatten)]
     basic: common::BasicOptions,
+    /// `--plot DIR`: the first split's training curves as an SVG file.
+    #[command(flatten)]
+    plot: common::plot::PlotOptions,
 }
 
 fn main() {
@@ -162,6 +166,7 @@ fn prepare(train: &Table, test: &Table) -> burn_gp::Result<Prepared> {
 
 fn run(args: Args) -> burn_gp::Result<()> {
     let (base, dev) = args.basic.devices()?;
+    let figures = args.plot.figures("odvgp_regression")?;
     let root = data_root(args.basic.data.as_deref())?;
     let source = resolve(&root, &args.dataset)?;
     let settings = Settings {
@@ -193,6 +198,8 @@ fn run(args: Args) -> burn_gp::Result<()> {
             if let Some(path) = &args.csv {
                 out.history.write_csv(path)?;
             }
+            let title = format!("{} on {}, split {split}: training", args.method.name(), args.dataset);
+            figures.curves("curves", &title, &[(args.method.name(), &out.history)])?;
         }
         let per_1000 = 1000.0 * out.train_s / out.iterations as f64;
         let features = out.num_freq.map_or(String::new(), |f| format!(", F={f} ({} features/dim)", 2 * f + 1));

@@ -19,6 +19,9 @@
 //! `--json` the last stdout line is
 //! `{"example":"odvgp_synthetic","n":…,"noise_var":…,"repeats":…,"rows":[{"method":…,"beta":…,"test_ll":…,"rmse":…,"test_ll_raw":…,"rmse_raw":…,"coverage":…,"train_s":…}, …]}`
 //! (means over the repeats; `beta` is null for SVGP and SGPR).
+//! `--plot DIR` writes, from the first repeat, the predictive band of each method
+//! (`odvgp_synthetic_band_<method>[_b<|β|>].svg`: test mean ± 2σ of the targets over the training
+//! points, standardised units) and `odvgp_synthetic_curves.svg` (the training curves of all).
 use burn_gp::kernels::MaternNu;
 use clap::Parser;
 use rand::rngs::StdRng;
@@ -84,6 +87,9 @@ struct Args {
     /// Shared options: data (unused), device, json, no-progress.
     #[command(flatten)]
     basic: common::BasicOptions,
+    /// `--plot DIR`: predictive bands and training curves as SVG files.
+    #[command(flatten)]
+    plot: common::plot::PlotOptions,
 }
 
 fn main() {
@@ -123,6 +129,8 @@ fn parse_list<T: std::str::FromStr>(name: &str, s: &str) -> burn_gp::Result<Vec<
 
 fn run(args: Args) -> burn_gp::Result<()> {
     let (base, dev) = args.basic.devices()?;
+    let figures = args.plot.figures("odvgp_synthetic")?;
+    let mut curves = Vec::new();
     let betas: Vec<usize> = parse_list("betas", &args.betas)?;
     let methods: Vec<Method> = args
         .methods
@@ -180,10 +188,25 @@ fn run(args: Args) -> burn_gp::Result<()> {
                 out.iterations,
                 out.train_s
             );
+            if rep == 0 && figures.enabled() {
+                let (name, figure) = match beta {
+                    0 => (method.name().to_string(), format!("band_{}", method.name())),
+                    b => (format!("{} |β|={b}", method.name()), format!("band_{}_b{b}", method.name())),
+                };
+                let observed: Vec<(f64, f64)> =
+                    data.x_train.iter().copied().zip(data.y_train.iter().copied()).collect();
+                let predicted: Vec<(f64, f64, f64)> =
+                    data.x_test.iter().zip(&out.mean).zip(&out.var).map(|((&x, &m), &v)| (x, m, v.sqrt())).collect();
+                let title = format!("{name}: predictive band on the synthetic GP (N = {}, standardised)", args.n);
+                figures.band(&figure, &title, ("x", "y"), &observed, &predicted)?;
+                curves.push((name, out.history.clone()));
+            }
             let raw = [sc.test_ll - y_scale.ln(), sc.rmse * y_scale];
             results[c].push([sc.test_ll, sc.rmse, sc.coverage, out.train_s, raw[0], raw[1]]);
         }
     }
+    let runs: Vec<(&str, &burn_gp::train::History)> = curves.iter().map(|(n, h)| (n.as_str(), h)).collect();
+    figures.curves("curves", &format!("Synthetic D = 1, N = {}: training (first repeat)", args.n), &runs)?;
     println!(
         "Synthetic D = 1: N = {}, {} test points, Matérn-3/2 GP (ℓ = {}), noise variance {}; {} repeat(s), {} iterations (SGPR {})",
         args.n, args.n_test, args.lengthscale, args.noise_var, args.repeats, args.iterations, args.sgpr_iterations

@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! cargo run --release --example skewgp_fashion                     # the paper's 5 000 / 5 000 (slow)
-//! cargo run --release --example skewgp_fashion -- --train 1000 --test 1000 --csv hist.csv --png hist.png
+//! cargo run --release --example skewgp_fashion -- --train 1000 --test 1000 --csv hist.csv --plot figures
 //! cargo run --release --example skewgp_fashion -- --classes 8 --train 500 --test 500 --ep-inducing 200 --json
 //! ```
 //!
@@ -31,9 +31,13 @@
 //! is misclassified when `p(y = 1) > 0.5` disagrees with its label. `--csv FILE` writes the
 //! histograms (10 bins of width 0.05 over `[0, 0.5]`) as rows `scope,bin_lo,bin_hi,skew2,gpep`
 //! with scope `class<K>` (K = `--fig-class`, default 8 "Bag" as in Fig. 11) and `pooled` (the
-//! misclassified points of all run classes together). `--png FILE` draws the same: left panel
-//! class K, right panel pooled; in each bin GP-EP's bar (red) left of SkewGP2's (blue); bar
-//! heights relative to the panel's largest count; x axis from 0 to 0.5 with a tick per bin.
+//! misclassified points of all run classes together).
+//!
+//! `--plot DIR` writes SVG figures: `skewgp_fashion_decision_std.svg` draws the same histograms
+//! (left panel class K, right panel pooled; in each bin SkewGP2's bar left of GP-EP's),
+//! `skewgp_fashion_reliability_skew2.svg` and `skewgp_fashion_reliability_gpep.svg` the
+//! reliability diagrams of the class-K problem (10 bins), and `skewgp_fashion_curves_class<C>.svg`
+//! the training curves of both methods on each run class C.
 //!
 //! `--json` prints one final line with exactly the keys
 //! `{"example":"skewgp_fashion","train":…,"test":…,"classes":…,"acc_skew2":[…],"acc_gpep":[…],"ovr_acc_skew2":…,"ovr_acc_gpep":…,"time_skew2_s":…,"time_gpep_s":…}`:
@@ -41,9 +45,6 @@
 //! `ovr_acc_*` the one-vs-rest 10-class test accuracy (null unless all 10 classes ran), and
 //! `time_*_s` the total seconds over the run classes.
 mod common;
-#[path = "common/histogram_png.rs"]
-#[allow(dead_code)]
-mod histogram_png;
 #[path = "common/skew.rs"]
 #[allow(dead_code)]
 mod skew;
@@ -58,10 +59,13 @@ use burn::tensor::Tensor;
 use burn_gp::data::{data_root, load_mnist, MnistVariant, Subset};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
+use burn_gp::metrics::binary_probs;
 use burn_gp::special::norm_cdf;
 use burn_gp::tensors::matrix;
+use burn_gp::train::History;
 use burn_gp::{Error, Result};
 use clap::Parser;
+use common::plot::{Figures, HistogramPanel, PlotOptions};
 use common::BasicOptions;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -106,9 +110,9 @@ struct Args {
     /// Write the decision-std histograms of misclassified test points to this CSV file.
     #[arg(long)]
     csv: Option<PathBuf>,
-    /// Draw the decision-std histograms of misclassified test points to this PNG file.
-    #[arg(long)]
-    png: Option<PathBuf>,
+    /// `--plot DIR`: the histograms, reliability diagrams and training curves as SVG files.
+    #[command(flatten)]
+    plot: PlotOptions,
     /// Random seed (image draw, EP inducing subset, pseudo-point initialisation, QMC, sampler).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -131,6 +135,8 @@ struct MethodResult {
     decision_std: Vec<f64>,
     /// Seconds for training, posterior and prediction.
     seconds: f64,
+    /// The training curve.
+    history: History,
 }
 
 impl MethodResult {
@@ -167,6 +173,7 @@ fn main() {
 /// Draws the images, runs every class and reports.
 fn run(args: Args) -> Result<()> {
     check_args(&args)?;
+    let figures = args.plot.figures("skewgp_fashion")?;
     let split = draw_split(&args)?;
     let ell = median_distance(&split.x_train, args.train, split.d, MEDIAN_ROWS, args.seed)?;
     if !args.opts.json {
@@ -178,6 +185,9 @@ fn run(args: Args) -> Result<()> {
     for &class in &args.classes {
         let result = run_class(&args, &split, class, ell)?;
         print_class(&split, &result);
+        let runs = [("SkewGP2", &result.skew2.history), ("GP-EP", &result.gpep.history)];
+        let title = format!("Fashion-MNIST class {class} ({}) vs rest: training", CLASS_NAMES[class]);
+        figures.curves(&format!("curves_class{class}"), &title, &runs)?;
         results.push(result);
     }
     let y_of = |class: usize| binary_labels(&split.labels_test, class);
@@ -208,7 +218,8 @@ fn run(args: Args) -> Result<()> {
             ("median decision std of errors GP-EP (pooled)", format!("{:.4}", median(&pooled_gpep))),
         ],
     );
-    write_histograms(&args, &results, &split.labels_test)?;
+    write_histograms(&args, &figures, &results, &split.labels_test)?;
+    plot_reliability(&args, &figures, &results, &split.labels_test)?;
     if args.opts.json {
         println!(
             "{}",
@@ -309,6 +320,7 @@ fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<Class
         prob: prediction.prob,
         decision_std: prediction.decision_std,
         seconds: t0.elapsed().as_secs_f64(),
+        history: fit.history.clone(),
     };
     if !args.opts.json {
         eprintln!(
@@ -332,7 +344,7 @@ fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<Class
             (q * (1.0 - q)).max(0.0).sqrt()
         })
         .collect();
-    let gpep = MethodResult { prob, decision_std, seconds: t1.elapsed().as_secs_f64() };
+    let gpep = MethodResult { prob, decision_std, seconds: t1.elapsed().as_secs_f64(), history: ep.history.clone() };
     if !args.opts.json {
         eprintln!("class {class} GP-EP: {:.1} s", gpep.seconds);
     }
@@ -402,9 +414,9 @@ fn histogram(values: &[f64]) -> Vec<usize> {
     counts
 }
 
-/// Writes the `--csv` and `--png` histograms of the `--fig-class` problem and of all problems.
-fn write_histograms(args: &Args, results: &[ClassResult], labels: &[usize]) -> Result<()> {
-    if args.csv.is_none() && args.png.is_none() {
+/// Writes the `--csv` and `--plot` histograms of the `--fig-class` problem and of all problems.
+fn write_histograms(args: &Args, figures: &Figures, results: &[ClassResult], labels: &[usize]) -> Result<()> {
+    if args.csv.is_none() && !figures.enabled() {
         return Ok(());
     }
     let errors = |r: &ClassResult| {
@@ -421,8 +433,29 @@ fn write_histograms(args: &Args, results: &[ClassResult], labels: &[usize]) -> R
     if let Some(path) = &args.csv {
         write_csv(path, &[format!("class{}", args.fig_class), "pooled".into()], &panels)?;
     }
-    if let Some(path) = &args.png {
-        histogram_png::write_histogram_png(path, &panels)?;
+    let captions =
+        [format!("class {} ({})", args.fig_class, CLASS_NAMES[args.fig_class]), "pooled over the run classes".into()];
+    let panels: Vec<HistogramPanel> = captions
+        .into_iter()
+        .zip(&panels)
+        .map(|(caption, counts)| HistogramPanel {
+            caption,
+            series: vec![("SkewGP2".into(), counts[1].clone()), ("GP-EP".into(), counts[0].clone())],
+        })
+        .collect();
+    let title = "Decision standard deviation of misclassified test points (paper Fig. 11)";
+    figures.histogram("decision_std", title, "decision std √(q(1 − q))", (0.0, 0.5), &panels)
+}
+
+/// The `--plot` reliability diagrams of both methods on the `--fig-class` problem (else the first
+/// run class).
+fn plot_reliability(args: &Args, figures: &Figures, results: &[ClassResult], labels: &[usize]) -> Result<()> {
+    let Some(r) = results.iter().find(|r| r.class == args.fig_class).or(results.first()) else { return Ok(()) };
+    let y: Vec<usize> = labels.iter().map(|&l| usize::from(l == r.class)).collect();
+    for (name, method) in [("skew2", &r.skew2), ("gpep", &r.gpep)] {
+        let label = if name == "skew2" { "SkewGP2" } else { "GP-EP" };
+        let title = format!("{label}, class {} ({}) vs rest", r.class, CLASS_NAMES[r.class]);
+        figures.reliability(&format!("reliability_{name}"), &title, &binary_probs(&method.prob)?, 2, &y, 10)?;
     }
     Ok(())
 }

@@ -34,6 +34,10 @@
 //! with the phase screening, by the same block-composite objective, `--epochs` and `--lr`; it
 //! separates the skewness' contribution from the block-composite kernel selection.
 //!
+//! `--plot DIR` writes, from the first fold of each set, each trained method's reliability
+//! diagram of the test predictions (`skewgp_pmlb_reliability_<set>_<method>.svg`, 10 bins) and
+//! training curve (`skewgp_pmlb_curves_<set>_<method>.svg`).
+//!
 //! `--json`: one line per set,
 //! `{"set","rows","features","folds","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep","info_skew2ep","acc_skew2ep"}`
 //! (fold means; a set that fails has an `error` key instead), then the final summary line with
@@ -54,12 +58,15 @@ use burn::tensor::{Device, Tensor};
 use burn_gp::data::{data_root, load_pmlb_classification, stratified_split, Standardiser};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
+use burn_gp::metrics::binary_probs;
 use burn_gp::models::ep::EpFit;
 use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpConfig, SkewGpPosterior};
 use burn_gp::mvn::QmcPoints;
 use burn_gp::tensors::matrix;
+use burn_gp::train::History;
 use burn_gp::{Error, Result};
 use clap::Parser;
+use common::plot::{Figures, PlotOptions};
 use common::BasicOptions;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -73,6 +80,9 @@ use tabular::{mean, num, set_folders};
 struct Args {
     #[command(flatten)]
     opts: BasicOptions,
+    /// `--plot DIR`: reliability diagrams and training curves as SVG files.
+    #[command(flatten)]
+    plot: PlotOptions,
     #[command(flatten)]
     skew: skew::SkewOptions,
     /// Comma-separated set names; default: every set in <data>/pmlb (and <data>/pmlb_multiclass
@@ -172,6 +182,7 @@ fn main() {
 
 fn run(args: Args) -> Result<()> {
     let root = data_root(args.opts.data.as_deref())?;
+    let figures = args.plot.figures("skewgp_pmlb")?;
     let names = resolve_sets(&args, &root)?;
     let mut per_set: Vec<[Summary; 5]> = Vec::new();
     println!("| set | rows | d | info SkewGP2 | info SkewGP0 | info GP-EP | info SkewGP0 at EP kernel | info SkewGP2 at EP kernel | acc SkewGP2 | acc SkewGP0 | acc GP-EP | acc SkewGP2 at EP kernel |");
@@ -189,7 +200,7 @@ fn run(args: Args) -> Result<()> {
             eprintln!("skipping {name}: {rows} rows > --max-rows {}", args.max_rows);
             continue;
         }
-        match run_set(&args, name, &set) {
+        match run_set(&args, &figures, name, &set) {
             Ok(summary) => {
                 print_set(&args, name, rows, set.d, &summary);
                 per_set.push(summary);
@@ -312,7 +323,7 @@ fn append_fold(path: &Path, name: &str, fold: usize, rows: &[Vec<usize>; 2]) -> 
 }
 
 /// Runs the methods on every fold of `set`; fold means per method.
-fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 5]> {
+fn run_set(args: &Args, figures: &Figures, name: &str, set: &BinarySet) -> Result<[Summary; 5]> {
     let folds = stratified_folds(&set.y, args.folds, args.seed)?;
     let run = if args.folds_run == 0 { args.folds } else { args.folds_run.min(args.folds) };
     let mut scores: [Vec<Score>; 5] = Default::default();
@@ -331,7 +342,8 @@ fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 5]> {
                 }
                 continue;
             }
-            let (score, extra) = run_method(args, method, &fold, args.seed.wrapping_add(f as u64))?;
+            let plot = (f == 0).then_some((figures, name));
+            let (score, extra) = run_method(args, method, &fold, args.seed.wrapping_add(f as u64), plot)?;
             if *method == "gpep" {
                 for (k, extra) in extra.into_iter().enumerate() {
                     scores[3 + k].push(extra.unwrap_or(missing));
@@ -353,8 +365,30 @@ fn run_set(args: &Args, name: &str, set: &BinarySet) -> Result<[Summary; 5]> {
 }
 
 /// Trains `method` on the fold's training part and scores its test predictions; for `gpep` also
-/// the scores of the [`AT_EP_KERNEL`] methods that `--methods` asks for.
-fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Score, [Option<Score>; 2])> {
+/// the scores of the [`AT_EP_KERNEL`] methods that `--methods` asks for. With `plot` (the figures
+/// and the set's name), draws the method's reliability diagram and training curve.
+fn run_method(
+    args: &Args,
+    method: &str,
+    fold: &Fold,
+    seed: u64,
+    plot: Option<(&Figures, &str)>,
+) -> Result<(Score, [Option<Score>; 2])> {
+    let draw = |prob: &[f64], history: &History| -> Result<()> {
+        let Some((figures, set)) = plot else { return Ok(()) };
+        let labels: Vec<usize> = fold.y_test.iter().map(|&y| usize::from(y > 0.5)).collect();
+        let title = format!("{method} on {set}, fold 1");
+        let probs = binary_probs(prob)?;
+        figures.reliability(
+            &format!("reliability_{set}_{method}"),
+            &format!("{title}: test set"),
+            &probs,
+            2,
+            &labels,
+            10,
+        )?;
+        figures.curves(&format!("curves_{set}_{method}"), &format!("{title}: training"), &[(method, history)])
+    };
     let (base, train_dev) = args.opts.devices()?;
     let (n, d) = (fold.y_train.len(), fold.d);
     let ell = median_distance(&fold.x_train, n, d, n, seed)?;
@@ -377,12 +411,15 @@ fn run_method(args: &Args, method: &str, fold: &Fold, seed: u64) -> Result<(Scor
                     fit.selected
                 );
             }
-            skew_predict(args, &fit.posterior, &x_test, seed)?
+            let prob = skew_predict(args, &fit.posterior, &x_test, seed)?;
+            draw(&prob, &fit.history)?;
+            prob
         }
         _ => {
             let fitted = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
             let prob = fitted.predict_proba(&Tensor::from_data(x_test.to_data(), &train_dev))?;
             let ep_s = t0.elapsed().as_secs_f64();
+            draw(&prob, &fitted.history)?;
             let mut extra = [None; 2];
             for (k, at_ep) in AT_EP_KERNEL.iter().enumerate() {
                 if !args.methods.iter().any(|m| m == at_ep) {

@@ -7,6 +7,8 @@
 //! `--dataset` is `mnist`, `fashion-mnist` (the standard train/test files) or a PMLB set name
 //! (`banana`, `magic`, `twonorm`, …; a seeded 70/30 split). Two classes use a Bernoulli-probit
 //! likelihood, more use `--likelihood robustmax` (default) or `softmax`.
+//! `--plot DIR` writes `svgp_classify_curves.svg` (objective and test accuracy, NLL, ECE per epoch)
+//! and `svgp_classify_reliability.svg` (reliability diagram of the test predictions, 10 bins).
 //! With `--json` the last stdout line is
 //! `{"example":"svgp_classify","dataset":…,"classes":…,"m":…,"epochs":…,"epoch_s":…,"accuracy":…,"nll":…,"ece":…,"backend":…}`.
 
@@ -25,6 +27,7 @@ use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::{fit, EpochRecord, History};
 use burn_gp::{Error, Result};
 use clap::{Parser, ValueEnum};
+use common::plot::Figures;
 
 mod common;
 
@@ -56,7 +59,7 @@ struct Args {
     /// Model file: --save FILE, --load FILE (evaluate only; same data options).
     #[command(flatten)]
     file: common::ModelFileOptions,
-    /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress.
+    /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
 }
@@ -127,6 +130,7 @@ fn train<L: Likelihood + Blueprint>(
     targets: Tensor<2>,
     dev: &Device,
     base: &Device,
+    figures: &Figures,
 ) -> Result<History> {
     let n = data.y_train.len();
     let d = data.d;
@@ -149,20 +153,33 @@ fn train<L: Likelihood + Blueprint>(
             ("ece".into(), metrics::ece(&probs, data.classes, &data.y_test, 10)?),
         ])
     };
+    let reliability = |m: &Svgp<Rbf, InducingPoints, L>| -> Result<()> {
+        if !figures.enabled() {
+            return Ok(());
+        }
+        let probs = class_probabilities(m, &x_eval, data.classes)?;
+        let title = format!("SVGP on {}, test set", args.dataset);
+        figures.reliability("reliability", &title, &probs, data.classes, &data.y_test, 10)
+    };
     if let Some(path) = &args.file.load {
-        let metrics = evaluate(&Svgp::<Rbf, InducingPoints, L>::load(path, base)?, 0)?;
+        let model = Svgp::<Rbf, InducingPoints, L>::load(path, base)?;
+        let metrics = evaluate(&model, 0)?;
+        reliability(&model)?;
         let record = EpochRecord { epoch: 0, objective: f64::NAN, epoch_s: f64::NAN, elapsed_s: 0.0, metrics };
         return Ok(History { records: vec![record] });
     }
     let (model, history) = fit(model, n, &config, |m, idx| m.minibatch_loss(&x, &targets, idx), evaluate)?;
+    let model = model.valid();
     if let Some(path) = &args.file.save {
-        model.valid().save(path)?;
+        model.save(path)?;
     }
+    reliability(&model)?;
     Ok(history)
 }
 
 fn run(args: Args) -> Result<()> {
     let common::Devices { backend, base, train: dev } = args.run.devices()?;
+    let figures = args.run.plot.figures("svgp_classify")?;
     let data = load(&args)?;
     if data.classes < 2 {
         return Err(Error::invalid("dataset", "needs at least two classes"));
@@ -170,15 +187,16 @@ fn run(args: Args) -> Result<()> {
     let n = data.y_train.len();
     let history = if data.classes == 2 {
         let y: Vec<f64> = data.y_train.iter().map(|&c| c as f64).collect();
-        train(&args, &data, BernoulliProbit::default(), matrix(y, n, 1, &dev)?, &dev, &base)?
+        train(&args, &data, BernoulliProbit::default(), matrix(y, n, 1, &dev)?, &dev, &base, &figures)?
     } else {
         let y = one_hot(&data.y_train, data.classes, &dev)?;
         match args.likelihood {
-            MultiClass::Robustmax => train(&args, &data, RobustMax::default(), y, &dev, &base)?,
-            MultiClass::Softmax => train(&args, &data, Softmax::default(), y, &dev, &base)?,
+            MultiClass::Robustmax => train(&args, &data, RobustMax::default(), y, &dev, &base, &figures)?,
+            MultiClass::Softmax => train(&args, &data, Softmax::default(), y, &dev, &base, &figures)?,
         }
     };
     args.run.write_curve(&history)?;
+    figures.curves("curves", &format!("SVGP training on {}", args.dataset), &[("svgp", &history)])?;
     let metric = |k: &str| history.last_metric(k).unwrap_or(f64::NAN);
     let title = format!(
         "SVGP classification on {} (n_train={n}, n_test={}, d={}, K={}, M={}, backend={backend})",

@@ -7,7 +7,8 @@
 //! With `--json` the last stdout line is
 //! `{"example":"svgp_uci","dataset":…,"split":…,"m":…,"epochs":…,"epoch_s":…,"rmse":…,"test_ll":…,"backend":…}`
 //! (RMSE and mean test log-likelihood per point in the data's original units; `epoch_s` is the mean
-//! wall time of one training epoch, evaluation excluded).
+//! wall time of one training epoch, evaluation excluded). `--plot DIR` writes
+//! `svgp_uci_curves.svg` (objective, test RMSE and log-likelihood per epoch).
 use std::time::Instant;
 
 use burn::module::Module;
@@ -39,7 +40,7 @@ struct Args {
     /// Model file: --save FILE, --load FILE (evaluate only).
     #[command(flatten)]
     file: common::ModelFileOptions,
-    /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress.
+    /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
 }
@@ -50,6 +51,7 @@ fn main() {
 
 fn run(args: Args) -> burn_gp::Result<()> {
     let common::Devices { backend, base, train: dev } = args.run.devices()?;
+    let figures = args.run.plot.figures("svgp_uci")?;
     let root = data_root(args.run.data.as_deref())?;
     let split = load_uci(&root, &args.dataset, args.split)?;
     let (train, test) = (split.train, split.test);
@@ -90,6 +92,11 @@ fn run(args: Args) -> burn_gp::Result<()> {
     };
     let total_s = t0.elapsed().as_secs_f64();
     args.run.write_curve(&history)?;
+    figures.curves(
+        "curves",
+        &format!("SVGP on {} split {}: training", args.dataset, args.split),
+        &[("svgp", &history)],
+    )?;
     if let Some(path) = &args.file.save {
         model.save(path)?;
     }

@@ -1,6 +1,6 @@
 //! Predictive-performance metrics, computed on the host from plain slices: regression (RMSE,
 //! MAE, Gaussian test log-likelihood) and classification (accuracy, NLL, Brier score, expected
-//! calibration error, ROC-AUC).
+//! calibration error and its reliability bins, ROC-AUC and the ROC curve).
 //!
 //! Class probabilities are row-major `n × k` (`probs[i * k + c] = p(y_i = c)`); each row must be
 //! non-negative and sum to 1 within `PROB_SUM_TOL`. Every metric returns a [`Result`]: length
@@ -130,14 +130,30 @@ fn confidence_bin(conf: f64, bins: usize) -> usize {
     b
 }
 
-/// Expected calibration error of the top-class confidence over `bins` equal-width bins
-/// (Guo et al. 2017): `Σ_b (|B_b| / n) · |accuracy(B_b) − mean confidence(B_b)|`, bin `b`
-/// holding confidences in `(b/B, (b+1)/B]`.
-pub fn ece(probs: &[f64], k: usize, labels: &[usize], bins: usize) -> Result<f64> {
+/// One equal-width bin of top-class confidence, as [`reliability`] returns it (the bars of a
+/// reliability diagram).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ReliabilityBin {
+    /// Lower edge `b/B` (excluded, except that confidence 0 falls in the first bin).
+    pub lower: f64,
+    /// Upper edge `(b+1)/B` (included).
+    pub upper: f64,
+    /// Points whose top-class confidence falls in the bin.
+    pub count: usize,
+    /// Mean top-class confidence of those points (0 for an empty bin).
+    pub confidence: f64,
+    /// Fraction of those points whose most probable class is the label (0 for an empty bin).
+    pub accuracy: f64,
+}
+
+/// The `bins` equal-width bins of top-class confidence behind [`ece`]: bin `b` holds the points
+/// whose largest class probability (the first on ties) is in `(b/B, (b+1)/B]` (0 in bin 0), with
+/// their count, mean confidence and accuracy. All `bins` bins are returned, empty ones too.
+pub fn reliability(probs: &[f64], k: usize, labels: &[usize], bins: usize) -> Result<Vec<ReliabilityBin>> {
     if bins == 0 {
         return Err(Error::invalid("bins", "need at least one bin"));
     }
-    let n = class_inputs("ece", probs, k, labels)?;
+    class_inputs("reliability", probs, k, labels)?;
     let mut count = vec![0usize; bins];
     let mut correct = vec![0.0; bins];
     let mut confidence = vec![0.0; bins];
@@ -149,24 +165,72 @@ pub fn ece(probs: &[f64], k: usize, labels: &[usize], bins: usize) -> Result<f64
         correct[b] += f64::from(pred == y);
         confidence[b] += conf;
     }
-    let gap: f64 = (0..bins).filter(|&b| count[b] > 0).map(|b| (correct[b] - confidence[b]).abs()).sum();
-    Ok(gap / n as f64)
+    let mean = |sum: f64, c: usize| if c == 0 { 0.0 } else { sum / c as f64 };
+    Ok((0..bins)
+        .map(|b| ReliabilityBin {
+            lower: b as f64 / bins as f64,
+            upper: (b + 1) as f64 / bins as f64,
+            count: count[b],
+            confidence: mean(confidence[b], count[b]),
+            accuracy: mean(correct[b], count[b]),
+        })
+        .collect())
+}
+
+/// Expected calibration error of the top-class confidence over `bins` equal-width bins
+/// (Guo et al. 2017): `Σ_b (|B_b| / n) · |accuracy(B_b) − mean confidence(B_b)|` over the bins of
+/// [`reliability`], bin `b` holding confidences in `(b/B, (b+1)/B]`.
+pub fn ece(probs: &[f64], k: usize, labels: &[usize], bins: usize) -> Result<f64> {
+    let bins = reliability(probs, k, labels, bins)?;
+    let n = labels.len() as f64;
+    Ok(bins.iter().map(|b| b.count as f64 / n * (b.accuracy - b.confidence).abs()).sum())
+}
+
+/// The ROC curve of `scores` (higher means more likely positive) for binary `labels`: the
+/// `(false positive rate, true positive rate)` points of every threshold, from `(0, 0)` to
+/// `(1, 1)`, tied scores taken together (one point per distinct score). Its trapezoid area is
+/// [`roc_auc`]. Needs at least one positive and one negative ([`Error::InvalidArgument`]
+/// otherwise).
+pub fn roc_curve(scores: &[f64], labels: &[bool]) -> Result<Vec<(f64, f64)>> {
+    let (n_pos, n_neg) = roc_inputs("roc_curve", scores, labels)?;
+    let mut order: Vec<usize> = (0..scores.len()).collect();
+    order.sort_by(|&a, &b| scores[b].total_cmp(&scores[a]));
+    let (mut tp, mut fp) = (0usize, 0usize);
+    let mut points = vec![(0.0, 0.0)];
+    for (j, &i) in order.iter().enumerate() {
+        if labels[i] {
+            tp += 1;
+        } else {
+            fp += 1;
+        }
+        if order.get(j + 1).is_none_or(|&next| scores[next] != scores[i]) {
+            points.push((fp as f64 / n_neg as f64, tp as f64 / n_pos as f64));
+        }
+    }
+    Ok(points)
+}
+
+/// Checks ROC inputs (equal non-zero lengths, finite scores, both classes); returns the numbers
+/// of positives and negatives.
+fn roc_inputs(context: &str, scores: &[f64], labels: &[bool]) -> Result<(usize, usize)> {
+    paired(context, scores, labels.len())?;
+    check_finite(&format!("{context} scores"), scores)?;
+    let n_pos = labels.iter().filter(|&&l| l).count();
+    let n_neg = labels.len() - n_pos;
+    if n_pos == 0 || n_neg == 0 {
+        return Err(Error::invalid(
+            "labels",
+            format!("{context} needs both classes, got {n_pos} positive and {n_neg} negative"),
+        ));
+    }
+    Ok((n_pos, n_neg))
 }
 
 /// Area under the ROC curve of `scores` (higher means more likely positive) for binary
 /// `labels`, by the Mann–Whitney statistic with tied scores given their average rank; needs at
 /// least one positive and one negative ([`Error::InvalidArgument`] otherwise).
 pub fn roc_auc(scores: &[f64], labels: &[bool]) -> Result<f64> {
-    paired("roc_auc", scores, labels.len())?;
-    check_finite("roc_auc scores", scores)?;
-    let n_pos = labels.iter().filter(|&&l| l).count();
-    let n_neg = labels.len() - n_pos;
-    if n_pos == 0 || n_neg == 0 {
-        return Err(Error::invalid(
-            "labels",
-            format!("roc_auc needs both classes, got {n_pos} positive and {n_neg} negative"),
-        ));
-    }
+    let (n_pos, n_neg) = roc_inputs("roc_auc", scores, labels)?;
     let ranks = average_ranks(scores);
     let positive_rank_sum: f64 = ranks.iter().zip(labels).filter(|(_, &l)| l).map(|(r, _)| r).sum();
     let (p, q) = (n_pos as f64, n_neg as f64);
@@ -271,5 +335,39 @@ mod tests {
         assert_eq!(binary_probs(&[0.25, 1.0]).unwrap(), vec![0.75, 0.25, 0.0, 1.0]);
         assert!(matches!(binary_probs(&[1.5]), Err(Error::InvalidArgument { .. })));
         assert_eq!(binary_labels(&[true, false]), vec![1, 0]);
+    }
+
+    #[test]
+    fn reliability_bins_by_hand() {
+        // top-class confidences 0.9 (right), 0.8 (wrong), 0.6 (right), 0.55 (right), 1.0 (right)
+        let probs = [0.9, 0.1, 0.2, 0.8, 0.4, 0.6, 0.55, 0.45, 0.0, 1.0];
+        let labels = [0, 0, 1, 0, 1];
+        let bins = reliability(&probs, 2, &labels, 4).unwrap();
+        let close = |a: f64, b: f64| (a - b).abs() < 1e-12;
+        assert_eq!(bins.len(), 4);
+        assert_eq!(bins.iter().map(|b| b.count).collect::<Vec<_>>(), vec![0, 0, 2, 3]);
+        assert!(close(bins[0].lower, 0.0) && close(bins[0].upper, 0.25) && close(bins[3].lower, 0.75));
+        assert!(close(bins[3].upper, 1.0));
+        assert_eq!((bins[0].confidence, bins[0].accuracy), (0.0, 0.0));
+        // (0.5, 0.75]: 0.6 and 0.55, both right
+        assert!(close(bins[2].confidence, 0.575) && close(bins[2].accuracy, 1.0));
+        // (0.75, 1]: 0.9 and 1.0 right, 0.8 wrong
+        assert!(close(bins[3].confidence, 0.9) && close(bins[3].accuracy, 2.0 / 3.0));
+        // ECE = 2/5 · |1 − 0.575| + 3/5 · |2/3 − 0.9| = 0.17 + 0.14
+        let weighted: f64 = bins.iter().map(|b| b.count as f64 / 5.0 * (b.accuracy - b.confidence).abs()).sum();
+        assert!(close(weighted, 0.31));
+        assert!(close(ece(&probs, 2, &labels, 4).unwrap(), weighted));
+        assert!(matches!(reliability(&probs, 2, &labels, 0), Err(Error::InvalidArgument { .. })));
+    }
+
+    #[test]
+    fn roc_curve_by_hand() {
+        // scores 0.9 (+), 0.8 (−), 0.8 (+), 0.1 (−): the tie at 0.8 is one step
+        let points = roc_curve(&[0.9, 0.8, 0.8, 0.1], &[true, false, true, false]).unwrap();
+        assert_eq!(points, vec![(0.0, 0.0), (0.0, 0.5), (0.5, 1.0), (1.0, 1.0)]);
+        let area: f64 = points.windows(2).map(|w| (w[1].0 - w[0].0) * (w[1].1 + w[0].1) / 2.0).sum();
+        let auc = roc_auc(&[0.9, 0.8, 0.8, 0.1], &[true, false, true, false]).unwrap();
+        assert!((area - auc).abs() < 1e-12);
+        assert!(matches!(roc_curve(&[0.1, 0.2], &[true, true]), Err(Error::InvalidArgument { .. })));
     }
 }

@@ -35,7 +35,7 @@ pub struct HybridArgs {
     /// Hybrid options: m, train-size, test-size, no-softmax, vr-samples, save, natural-step.
     #[command(flatten)]
     pub hybrid: HybridOptions,
-    /// Shared options: batch, epochs, lr, seed, data, device, precision, csv, json, no-progress.
+    /// Shared options: batch, epochs, lr, seed, data, device, precision, csv, json, no-progress, plot.
     #[command(flatten)]
     pub run: RunOptions,
 }
@@ -403,6 +403,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     run: &RunOptions,
 ) -> Result<()> {
     let devices = run.devices()?;
+    let figures = run.plot.figures(example)?;
     let train = if opts.train_size > 0 { train.subset(0..opts.train_size.min(train.n))? } else { train };
     let test = if opts.test_size > 0 { test.subset(0..opts.test_size.min(test.n))? } else { test };
     eprintln!(
@@ -416,6 +417,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         run.lr
     );
     let t0 = Instant::now();
+    let mut curves = Vec::new();
     let (hybrid, epoch_s) = match &opts.file.load {
         Some(path) => (HybridNet::<T>::load(path, &devices.base)?, f64::NAN),
         None if opts.learner => {
@@ -428,6 +430,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         None => {
             let (hybrid, history) = train_hybrid(make_trunk(&devices.train), &train, &test, opts, run, &devices)?;
             run.write_curve(&history)?;
+            curves.push(("hybrid", history.clone()));
             (hybrid.valid(), history.mean_epoch_s())
         }
     };
@@ -444,8 +447,23 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         let (net, history) = train_softmax(make_trunk(&devices.train), &train, &test, run, &devices)?;
         let probs = softmax_probabilities(&net.valid(), &test, &devices.base)?;
         let (accuracy, nll, ece) = score(&probs, &test)?;
+        let title = format!("{example}: softmax baseline on {dataset}, test set");
+        figures.reliability("softmax_reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
+        curves.push(("softmax", history.clone()));
         Some(Scores { accuracy, nll, ece, epoch_s: history.mean_epoch_s(), mean_vr: None })
     };
+    figures.curves("curves", &format!("{example} on {dataset}: training"), &curves)?;
+    if figures.enabled() {
+        let title = format!("{example}: hybrid on {dataset}, test set");
+        figures.reliability(
+            "reliability",
+            &title,
+            &pred.gh_probabilities(32),
+            test.num_classes,
+            &test.labels_usize(),
+            15,
+        )?;
+    }
     let f = |v: f64| format!("{v:.4}");
     let mut rows = vec![
         ("hybrid accuracy", f(h.accuracy)),

@@ -7,6 +7,8 @@ use std::path::PathBuf;
 use burn::tensor::Device;
 use burn_gp::train::{LrSchedule, OptimizerConfig, TrainConfig};
 
+pub mod plot;
+
 /// Every example allocates with mimalloc: see `[dev-dependencies]` in Cargo.toml.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
@@ -52,6 +54,9 @@ pub struct RunOptions {
     /// Hide the progress bar (print progress lines instead: every epoch, or about 20 for long runs).
     #[arg(long)]
     pub no_progress: bool,
+    /// `--plot DIR`: the example's figures as SVG files.
+    #[command(flatten)]
+    pub plot: plot::PlotOptions,
 }
 
 /// `--save FILE` / `--load FILE` of the examples that keep their trained model
