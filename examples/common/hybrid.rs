@@ -305,8 +305,8 @@ pub fn train_hybrid<T: Trunk<Input = Tensor<4>>>(
 /// shuffled by `--seed`, the optimiser and learning-rate schedule of the run, natural-gradient
 /// steps of q(u) inside each optimisation step), validating on `test` after every epoch with
 /// burn-train's accuracy and loss metrics; logs and checkpoints go to `dir`. Returns the network
-/// and the mean seconds per epoch (validation included).
-#[cfg(feature = "learner")]
+/// and the mean seconds per epoch (validation included). Without the `learner` feature: an error
+/// saying how to get it.
 pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
     trunk: T,
     train: &ImageSet,
@@ -316,48 +316,42 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
     devices: &Devices,
     dir: &std::path::Path,
 ) -> Result<(HybridNet<T>, f64)> {
-    use burn_gp::nets::{head_loaders, LearnerNet};
-    use burn_gp::train::ScheduledLr;
-    use burn_train::metric::{AccuracyMetric, LossMetric};
-    use burn_train::{Learner, SupervisedTraining};
-    use std::sync::Arc;
-
-    let recipe = recipe(train.num_classes, opts, run);
-    let net = recipe.init(trunk, train, &devices.train)?;
-    let config = run.train_config();
-    let loaders = head_loaders(Arc::new(train.clone()), Arc::new(test.clone()), config.batch_size, config.seed)?;
-    let learner = Learner::new(
-        LearnerNet::new(net, &recipe)?,
-        config.optimizer.init()?,
-        ScheduledLr::new(&config, train.n.div_ceil(config.batch_size))?,
-    );
-    eprintln!("training through burn-train's Learner; logs and checkpoints in {}", dir.display());
-    let t0 = Instant::now();
-    let result = SupervisedTraining::new(dir, loaders.train, loaders.valid)
-        .metrics((AccuracyMetric::new(), LossMetric::new()))
-        .with_default_checkpointers()
-        .num_epochs(config.epochs)
-        .summary()
-        .launch(learner);
-    let epoch_s = t0.elapsed().as_secs_f64() / config.epochs.max(1) as f64;
-    if let Some(e) = result.error {
-        return Err(burn_gp::Error::invalid("learner", e.to_string()));
+    #[cfg(not(feature = "learner"))]
+    {
+        let _ = (trunk, train, test, opts, run, devices, dir);
+        Err(burn_gp::Error::invalid("learner", "this build has no `learner` feature; rebuild with --features learner"))
     }
-    Ok((result.model.into_net()?, epoch_s))
-}
+    #[cfg(feature = "learner")]
+    {
+        use burn_gp::nets::{head_loaders, LearnerNet};
+        use burn_gp::train::ScheduledLr;
+        use burn_train::metric::{AccuracyMetric, LossMetric};
+        use burn_train::{Learner, SupervisedTraining};
+        use std::sync::Arc;
 
-/// Without the `learner` feature: an error saying how to get it.
-#[cfg(not(feature = "learner"))]
-pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
-    _trunk: T,
-    _train: &ImageSet,
-    _test: &ImageSet,
-    _opts: &HybridOptions,
-    _run: &RunOptions,
-    _devices: &Devices,
-    _dir: &std::path::Path,
-) -> Result<(HybridNet<T>, f64)> {
-    Err(burn_gp::Error::invalid("learner", "this build has no `learner` feature; rebuild with --features learner"))
+        let recipe = recipe(train.num_classes, opts, run);
+        let net = recipe.init(trunk, train, &devices.train)?;
+        let config = run.train_config();
+        let loaders = head_loaders(Arc::new(train.clone()), Arc::new(test.clone()), config.batch_size, config.seed)?;
+        let learner = Learner::new(
+            LearnerNet::new(net, &recipe)?,
+            config.optimizer.init()?,
+            ScheduledLr::new(&config, train.n.div_ceil(config.batch_size))?,
+        );
+        eprintln!("training through burn-train's Learner; logs and checkpoints in {}", dir.display());
+        let t0 = Instant::now();
+        let result = SupervisedTraining::new(dir, loaders.train, loaders.valid)
+            .metrics((AccuracyMetric::new(), LossMetric::new()))
+            .with_default_checkpointers()
+            .num_epochs(config.epochs)
+            .summary()
+            .launch(learner);
+        let epoch_s = t0.elapsed().as_secs_f64() / config.epochs.max(1) as f64;
+        if let Some(e) = result.error {
+            return Err(burn_gp::Error::invalid("learner", e.to_string()));
+        }
+        Ok((result.model.into_net()?, epoch_s))
+    }
 }
 
 /// Columns of `--trace`: step, epoch, minibatch loss (−ELBO/N), mean data term, KL/N, batch
