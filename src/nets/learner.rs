@@ -57,6 +57,10 @@
 //! data parallel training (`ExecutionStrategy::DistributedDataParallel`) keeps one model per
 //! worker, whose natural-gradient states would drift apart: there train `q(u)` by Adam
 //! (`natural_step = 0`).
+//!
+//! **Checkpoints** hold the network, the optimiser and the schedule, not the natural-gradient
+//! state (it lives beside the module, as the optimiser's does). To resume a run from a checkpoint,
+//! build the `LearnerNet` from the checkpoint's network: its state then starts from that `q(u)`.
 use std::any::Any;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
