@@ -211,10 +211,16 @@ fn score(probs: &[f64], set: &ImageSet) -> Result<(f64, f64, f64)> {
     ))
 }
 
-/// Hybrid scores: the decision is the SVM's `argmax f̄`, probabilities by Gauss–Hermite.
-pub fn hybrid_scores(pred: &ClassPredictive, set: &ImageSet, vr_samples: usize, seed: u64) -> Result<Scores> {
-    let probs = pred.gh_probabilities(32);
-    let (_, nll, ece) = score(&probs, set)?;
+/// Hybrid scores: the decision is the SVM's `argmax f̄`; `probs` are its class probabilities by
+/// Gauss–Hermite (`pred.gh_probabilities(32)`).
+pub fn hybrid_scores(
+    pred: &ClassPredictive,
+    probs: &[f64],
+    set: &ImageSet,
+    vr_samples: usize,
+    seed: u64,
+) -> Result<Scores> {
+    let (_, nll, ece) = score(probs, set)?;
     let labels = set.labels_usize();
     let hits = pred.classes().iter().zip(&labels).filter(|(a, b)| a == b).count();
     let vr = pred.variation_ratio(vr_samples, seed);
@@ -424,12 +430,14 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         None => {
             let (hybrid, history) = train_hybrid(make_trunk(&devices.train), &train, &test, opts, run, &devices)?;
             run.write_curve(&history)?;
-            curves.push(("hybrid", history.clone()));
-            (hybrid.valid(), history.mean_epoch_s())
+            let epoch_s = history.mean_epoch_s();
+            curves.push(("hybrid", history));
+            (hybrid.valid(), epoch_s)
         }
     };
     let pred = hybrid_predictive(&hybrid, &test, &devices.base)?;
-    let mut h = hybrid_scores(&pred, &test, opts.vr_samples, run.seed)?;
+    let probs = pred.gh_probabilities(32);
+    let mut h = hybrid_scores(&pred, &probs, &test, opts.vr_samples, run.seed)?;
     h.epoch_s = epoch_s;
     eprintln!("hybrid ready and evaluated in {:.1}s", t0.elapsed().as_secs_f64());
     if let Some(path) = &opts.file.save {
@@ -443,20 +451,14 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         let (accuracy, nll, ece) = score(&probs, &test)?;
         let title = format!("{example}: softmax baseline on {dataset}, test set");
         figures.reliability("softmax_reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
-        curves.push(("softmax", history.clone()));
-        Some(Scores { accuracy, nll, ece, epoch_s: history.mean_epoch_s(), mean_vr: None })
+        let epoch_s = history.mean_epoch_s();
+        curves.push(("softmax", history));
+        Some(Scores { accuracy, nll, ece, epoch_s, mean_vr: None })
     };
     figures.curves("curves", &format!("{example} on {dataset}: training"), &curves)?;
     if figures.enabled() {
         let title = format!("{example}: hybrid on {dataset}, test set");
-        figures.reliability(
-            "reliability",
-            &title,
-            &pred.gh_probabilities(32),
-            test.num_classes,
-            &test.labels_usize(),
-            15,
-        )?;
+        figures.reliability("reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
     }
     let f = |v: f64| format!("{v:.4}");
     let mut rows = vec![

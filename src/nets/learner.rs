@@ -75,7 +75,7 @@ use burn::tensor::{Device, Tensor};
 use burn_train::{ClassificationOutput, InferenceStep, ItemLazy, RegressionOutput, TrainOutput, TrainStep};
 
 use super::hybrid_training::start_natural;
-use super::{HeadLikelihood, HybridConfig, HybridNet, TrainingSet, Trunk};
+use super::{HeadLikelihood, HybridConfig, HybridNet, HybridObjective, TrainingSet, Trunk};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::likelihoods::{Gaussian, MultiClassHinge};
@@ -258,6 +258,20 @@ where
     }
 }
 
+impl<T: Trunk, K: Kernel, L: HeadLikelihood> LearnerNet<T, K, L> {
+    /// The network's objective on a minibatch, for the `Learner`'s steps, which cannot return an
+    /// error.
+    ///
+    /// # Panics
+    /// If the batch does not fit the network (see [`TrainStep::step`]).
+    fn objective(&self, input: T::Input, targets: Tensor<2>) -> HybridObjective {
+        match self.net.objective(input, targets) {
+            Ok(objective) => objective,
+            Err(e) => panic!("LearnerNet: {e}"),
+        }
+    }
+}
+
 impl<T, K, L> TrainStep for LearnerNet<T, K, L>
 where
     T: Trunk,
@@ -273,10 +287,7 @@ where
     /// If the batch does not fit the network (the trunk rejects the input, or the targets are not
     /// `[B, outputs]`): use [`head_loaders`] on a set the network was built for.
     fn step(&self, batch: HeadBatch<T::Input>) -> TrainOutput<L::Output> {
-        let objective = match self.net.objective(batch.input, batch.targets.clone()) {
-            Ok(objective) => objective,
-            Err(e) => panic!("LearnerNet: {e}"),
-        };
+        let objective = self.objective(batch.input, batch.targets.clone());
         {
             let mut slot = self.natural.lock();
             if slot.state.is_some() {
@@ -319,10 +330,8 @@ where
     /// # Panics
     /// As [`TrainStep::step`].
     fn step(&self, batch: HeadBatch<T::Input>) -> L::Output {
-        match self.net.objective(batch.input, batch.targets.clone()) {
-            Ok(objective) => L::report(objective.loss, objective.mean, batch.targets),
-            Err(e) => panic!("LearnerNet: {e}"),
-        }
+        let objective = self.objective(batch.input, batch.targets.clone());
+        L::report(objective.loss, objective.mean, batch.targets)
     }
 }
 
