@@ -5,7 +5,7 @@
 //! cargo run --release --example svgp_uci -- --save kin8nm.bgp      # then --load kin8nm.bgp: evaluate only
 //! ```
 //! With `--json` the last stdout line is
-//! `{"example":"svgp_uci","dataset":…,"split":…,"m":…,"epochs":…,"epoch_s":…,"rmse":…,"test_ll":…,"backend":…}`
+//! `{"example":"svgp_uci","dataset":…,"split":…,"m":…,"epochs":…,"epoch_s":…,"epoch_times_s":[…],"rmse":…,"test_ll":…,"backend":…}`
 //! (RMSE and mean test log-likelihood per point in the data's original units; `epoch_s` is the mean
 //! wall time of one training epoch, evaluation excluded). `--plot DIR` writes
 //! `svgp_uci_curves.svg` (objective, test RMSE and log-likelihood per epoch).
@@ -132,6 +132,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
             "m": args.m,
             "epochs": args.run.epochs,
             "epoch_s": history.mean_epoch_s(),
+            "epoch_times_s": history.records.iter().map(|r| r.epoch_s).collect::<Vec<_>>(),
             "rmse": rmse,
             "test_ll": test_ll,
             "backend": backend,

@@ -9,6 +9,6 @@ pub fn scaled_square_distance(x: Tensor<2>, x2: Tensor<2>, lengthscales: Tensor<
     let b = x2 / ls;
     let a2 = a.clone().powi_scalar(2).sum_dim(1); // [n, 1]
     let b2 = b.clone().powi_scalar(2).sum_dim(1).transpose(); // [1, m]
-    let cross = a.matmul(b.transpose());
+    let cross = crate::linalg::matmul_nt(a, b);
     (a2 + b2 - cross.mul_scalar(2.0)).clamp_min(0.0)
 }

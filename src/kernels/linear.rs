@@ -22,7 +22,7 @@ impl Linear {
 impl Kernel for Linear {
     fn k(&self, x: Tensor<2>, x2: Tensor<2>) -> Tensor<2> {
         let v = self.variances.value().unsqueeze::<2>();
-        (x * v).matmul(x2.transpose())
+        crate::linalg::matmul_nt(x * v, x2)
     }
     fn k_diag(&self, x: Tensor<2>) -> Tensor<1> {
         let v = self.variances.value().unsqueeze::<2>();

@@ -4,7 +4,7 @@ use burn::tensor::{Device, Tensor};
 
 use super::{Kernel, Stationary};
 use crate::error::Result;
-use crate::linalg::row_sums;
+use crate::linalg::{matmul_nt, row_sums};
 
 /// `k(x, x') = σ² exp(−½ Σ_d (x_d − x'_d)² / ℓ_d²)`.
 #[derive(Module, Debug)]
@@ -39,7 +39,7 @@ impl Kernel for Rbf {
         let b_tail = row_sums(b.clone().powi_scalar(2)).mul_scalar(-0.5);
         let a_aug = Tensor::cat(vec![a, a_tail, Tensor::ones([n, 1], &device)], 1);
         let b_aug = Tensor::cat(vec![b, Tensor::ones([m, 1], &device), b_tail], 1);
-        a_aug.matmul(b_aug.transpose()).exp()
+        matmul_nt(a_aug, b_aug).exp()
     }
     fn k_diag(&self, x: Tensor<2>) -> Tensor<1> {
         self.params.diag(&x)

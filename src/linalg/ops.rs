@@ -88,6 +88,20 @@ pub trait GpLinalgOps: Backend {
         from_host::<Self>(inv, shape, dtype, &device)
     }
 
+    /// Solves `op(L) X = B`, or `X op(L) = B` if `right`, for a batch of lower-triangular `L`
+    /// `[..., n, n]` and right-hand sides `B` (`[..., n, k]`, or `[..., k, n]` if `right`) with the
+    /// same batch dims, `op(L) = Lᵀ` if `transpose`. CPU backends solve on the host with faer; GPU
+    /// backends apply the host-formed inverse by their own matmul, so the n×k work stays on the
+    /// device.
+    fn tri_solve(l: FloatTensor<Self>, b: FloatTensor<Self>, transpose: bool, right: bool) -> FloatTensor<Self> {
+        let device = l.device();
+        let (lv, lshape, _) = to_host::<Self>(l);
+        let (bv, bshape, dtype) = to_host::<Self>(b);
+        let ((batch, n, _), (_, rows, cols)) = (batch_dims(&lshape), batch_dims(&bshape));
+        let x = host::solve_lower_batch(&lv, &bv, batch, n, (rows, cols), transpose, right);
+        from_host::<Self>(x, bshape, dtype, &device)
+    }
+
     /// Matrix product `op(a) · op(b)` of matrices or equal-sized batches of them (`[..., n, k]`),
     /// `op` = transpose of the last two dims where the flag is set. CPU backends compute it with
     /// faer's blocked kernels (several times faster than Burn's CPU gemm at GP sizes, and
@@ -140,6 +154,14 @@ fn exp_bilinear_dims(ushape: &Shape, wshape: &Shape) -> exp_bilinear::ExpBilinea
 }
 
 crate::macros::impl_for_compiled_backends!(GpLinalgOps, cube {
+    fn tri_solve(l: FloatTensor<Self>, b: FloatTensor<Self>, transpose: bool, right: bool) -> FloatTensor<Self> {
+        let inv = Self::tri_inverse(l);
+        if right {
+            Self::dense_matmul(b, inv, false, transpose)
+        } else {
+            Self::dense_matmul(inv, b, transpose, false)
+        }
+    }
     fn dense_matmul(a: FloatTensor<Self>, b: FloatTensor<Self>, transpose_a: bool, transpose_b: bool) -> FloatTensor<Self> {
         use burn::backend::ops::FloatTensorOps;
         let (ra, rb) = (a.shape().num_dims(), b.shape().num_dims());
@@ -229,6 +251,42 @@ mod autodiff {
                 let (batch, n, _) = batch_dims(&shape);
                 let gl = host::invert_lower_backward_batch(&vv, &g, batch, n);
                 grads.register::<B>(node.id, from_host::<B>(gl, shape, dtype, &device));
+            }
+        }
+    }
+
+    #[derive(Debug)]
+    struct TriSolveBackward;
+
+    impl<B: Backend + GpLinalgOps> Backward<B, 2> for TriSolveBackward {
+        type State = (FloatTensor<B>, FloatTensor<B>, bool, bool);
+
+        /// Left, `op(L) X = B`: `B̄ = op(L)⁻ᵀ X̄` and `op(L)‾ = −B̄ Xᵀ`. Right, `X op(L) = B`:
+        /// `B̄ = X̄ op(L)⁻ᵀ` and `op(L)‾ = −Xᵀ B̄`. `L̄` is the lower triangle of `op(L)‾` or of its
+        /// transpose.
+        fn backward(self, ops: Ops<Self::State, 2>, grads: &mut Gradients, _: &mut Checkpointer) {
+            let (l, x, transpose, right) = ops.state;
+            let g = grads.consume::<B>(&ops.node);
+            let [node_l, node_b] = ops.parents;
+            let gb = B::tri_solve(l, g, !transpose, right);
+            if let Some(node) = node_l {
+                let outer = match (right, transpose) {
+                    (false, false) => B::dense_matmul(gb.clone(), x, false, true),
+                    (false, true) => B::dense_matmul(x, gb.clone(), false, true),
+                    (true, false) => B::dense_matmul(x, gb.clone(), true, false),
+                    (true, true) => B::dense_matmul(gb.clone(), x, true, false),
+                };
+                let device = outer.device();
+                let (mut p, shape, dtype) = to_host::<B>(outer);
+                let (_, n, _) = batch_dims(&shape);
+                for (at, v) in p.iter_mut().enumerate() {
+                    let (i, j) = ((at / n) % n, at % n);
+                    *v = if j <= i { -*v } else { 0.0 };
+                }
+                grads.register::<B>(node.id, from_host::<B>(p, shape, dtype, &device));
+            }
+            if let Some(node) = node_b {
+                grads.register::<B>(node.id, gb);
             }
         }
     }
@@ -331,6 +389,18 @@ mod autodiff {
                     prep.finish((a, b, ta, tb), c)
                 }
                 OpsKind::UnTracked(prep) => prep.finish(B::dense_matmul(a, b, ta, tb)),
+            }
+        }
+
+        fn tri_solve(l: FloatTensor<Self>, b: FloatTensor<Self>, transpose: bool, right: bool) -> FloatTensor<Self> {
+            let prep = TriSolveBackward.prepare::<C>([l.node(), b.node()]).compute_bound().stateful();
+            let (l, b) = (l.into_primitive(), b.into_primitive());
+            match prep {
+                OpsKind::Tracked(prep) => {
+                    let x = B::tri_solve(l.clone(), b, transpose, right);
+                    prep.finish((l, x.clone(), transpose, right), x)
+                }
+                OpsKind::UnTracked(prep) => prep.finish(B::tri_solve(l, b, transpose, right)),
             }
         }
 

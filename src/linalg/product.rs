@@ -44,3 +44,18 @@ pub fn batched_matmul<const D: usize>(
     }
     Ok(Tensor::from_dispatch(Dispatch::dense_matmul(a.into_dispatch(), b.into_dispatch(), transpose_a, transpose_b)))
 }
+
+/// Inner dimension from which [`matmul_nt`] goes through faer: below it the host round trips of
+/// the `[n, m]` result and its gradient cost more than the product (measured on kin8nm, d = 8).
+const HOST_MIN_INNER: usize = 64;
+
+/// `a · bᵀ` for `[n, k] × [m, k]`, the product behind every kernel matrix; differentiable. Through
+/// [`matmul_transposed`] (faer on CPU backends) when the inner dimensions agree and are at least
+/// `HOST_MIN_INNER`; otherwise Burn's matmul (which reports a mismatch as before).
+pub(crate) fn matmul_nt(a: Tensor<2>, b: Tensor<2>) -> Tensor<2> {
+    if a.dims()[1] == b.dims()[1] && a.dims()[1] >= HOST_MIN_INNER {
+        Tensor::from_dispatch(Dispatch::dense_matmul(a.into_dispatch(), b.into_dispatch(), false, true))
+    } else {
+        a.matmul(b.transpose())
+    }
+}

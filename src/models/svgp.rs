@@ -37,7 +37,7 @@ use crate::error::{Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
 use crate::likelihoods::{BernoulliProbit, Gaussian, Likelihood, Targets};
-use crate::linalg::{cholesky, matmul, matmul_transposed, row_sums, solve_triangular, tri_inverse, Triangle};
+use crate::linalg::{cholesky, matmul, row_sums, solve_lower_right, solve_triangular, tri_inverse, Triangle};
 use crate::tensors::matrix;
 use crate::train::{fit, History, TrainConfig};
 
@@ -149,7 +149,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         let p = self.num_latent();
         let m = self.num_inducing();
         let kfu = self.inducing.kfu(&self.kernel, x.clone());
-        let at = matmul_transposed(kfu, tri_inverse(luu), false, true)?; // [n, M]
+        let at = solve_lower_right(luu, kfu, true)?; // K_fu L_uu⁻ᵀ [n, M], one triangular solve
         let mean = at.clone().matmul(self.q_mu.val().transpose()); // [n, P]
         let kdiag = self.kernel.k_diag(x).reshape([n, 1]);
         let prior_var = kdiag - row_sums(at.clone().powi_scalar(2)); // [n, 1]

@@ -91,6 +91,36 @@ fn tri_inverse_and_solves_gradients_match_finite_differences() {
     assert!(e_ld < 1e-6, "logdet {e_ld}");
 }
 
+/// The fused triangular solve on a batch `[2, n, n]` (one op) and the broadcast fallback
+/// (`[1, n, n]` against `[2, n, k]`), differentiated with respect to the factors and the
+/// right-hand sides at once.
+#[test]
+fn batched_and_broadcast_solves_gradients_match_finite_differences() {
+    if !is_f64() {
+        return;
+    }
+    let rhs = |x: &Tensor<2>| Tensor::stack::<3>(vec![x.clone().slice([0..4, 0..3]), x.clone().slice([0..4, 3..6])], 0);
+    for trans in [false, true] {
+        let batched = check_grad(4, 6, 31, |x| {
+            let l1 = cholesky(spd(x.clone())).unwrap();
+            let l2 = cholesky(spd(x.clone().mul_scalar(0.5))).unwrap();
+            let l = Tensor::stack::<3>(vec![l1, l2], 0);
+            solve_triangular(l, rhs(&x), Triangle::Lower, trans).unwrap().reshape([4, 6])
+        });
+        assert!(batched < 1e-6, "batched solve trans={trans}: {batched}");
+        let broadcast = check_grad(4, 6, 37, |x| {
+            let l = cholesky(spd(x.clone())).unwrap().unsqueeze::<3>();
+            solve_triangular(l, rhs(&x), Triangle::Lower, trans).unwrap().reshape([4, 6])
+        });
+        assert!(broadcast < 1e-6, "broadcast solve trans={trans}: {broadcast}");
+    }
+    let cs = check_grad(4, 6, 41, |x| {
+        let l = Tensor::stack::<3>(vec![cholesky(spd(x.clone())).unwrap(); 2], 0);
+        cholesky_solve(l, rhs(&x)).unwrap().reshape([4, 6])
+    });
+    assert!(cs < 1e-6, "batched cholesky_solve {cs}");
+}
+
 #[test]
 fn dense_matmul_matches_burn_and_its_gradient_matches_finite_differences() {
     let dev = device();

@@ -10,7 +10,7 @@ use super::posterior::{Fitc, WhitenedPosterior};
 use crate::error::{Error, Result};
 use crate::inducing::InducingPoints;
 use crate::kernels::Kernel;
-use crate::linalg::{cholesky, logdet_from_cholesky, solve_triangular, Triangle};
+use crate::linalg::{cholesky, logdet_from_cholesky, matmul_transposed, solve_triangular, Triangle};
 use crate::models::check_inputs;
 use crate::special::log_ndtr as log_ndtr_scalar;
 use crate::special::tensor::log_ndtr;
@@ -50,6 +50,15 @@ pub struct FrozenPosterior {
     pub kappa: Vec<f64>,
     /// `C̄_i` `[b]`.
     pub cfac: Vec<f64>,
+}
+
+/// The kernel matrices of one training step on a batch, tracked for autodiff: `K_uu` (σ0² and
+/// jitter on its diagonal), `K_uf` and `diag K_ff + σ0²`. Built once per step and shared by the
+/// site updates (through their detached host copies) and the surrogate objective.
+pub(crate) struct StepKernels {
+    kuu: Tensor<2>,
+    kuf: Tensor<2>,
+    kdiag: Tensor<1>,
 }
 
 impl<K: Kernel> EpGpClassifier<K> {
@@ -98,12 +107,22 @@ impl<K: Kernel> EpGpClassifier<K> {
     /// host.
     pub fn fitc(&self, x: &Tensor<2>) -> Result<Fitc> {
         check_inputs("EpGpClassifier::fitc", x, Some(self.input_dim()))?;
-        let m = self.num_inducing();
-        let kuu = to_vec(self.kuu().detach());
-        let kuf = to_vec(self.kernel.k(self.inducing.z(), x.clone()).detach());
-        let noise = to_vec(self.noise().detach())[0];
-        let kdiag: Vec<f64> = to_vec(self.kernel.k_diag(x.clone()).detach()).into_iter().map(|v| v + noise).collect();
-        Fitc::new(&kuu, &kuf, &kdiag, m)
+        self.fitc_of(&self.step_kernels(x))
+    }
+
+    /// [`StepKernels`] of the rows of `x` (checked by the caller).
+    pub(crate) fn step_kernels(&self, x: &Tensor<2>) -> StepKernels {
+        StepKernels {
+            kuu: self.kuu(),
+            kuf: self.kernel.k(self.inducing.z(), x.clone()),
+            kdiag: self.kernel.k_diag(x.clone()) + self.noise(),
+        }
+    }
+
+    /// The FITC quantities from a step's kernel matrices (their host copies).
+    pub(crate) fn fitc_of(&self, k: &StepKernels) -> Result<Fitc> {
+        let host = |t: &Tensor<2>| to_vec(t.clone().detach());
+        Fitc::new(&host(&k.kuu), &host(&k.kuf), &to_vec(k.kdiag.clone().detach()), self.num_inducing())
     }
 
     /// The surrogate objective `L̃(ξ)` (`docs/papers/001-ep-classification.md`, section "Surrogate
@@ -111,12 +130,31 @@ impl<K: Kernel> EpGpClassifier<K> {
     /// `E_q̄[log N(u | 0, K_uu)] + scale · Σ_i log Φ(y_i a_i(ξ)/√b_i(ξ))`, with everything in
     /// `frozen` held constant. Its gradient is the paper's eq. 4 (eq. 6 with `scale = n/|B|`).
     pub fn surrogate(&self, x: Tensor<2>, y: &[f64], frozen: &FrozenPosterior, scale: f64) -> Result<Tensor<1>> {
-        Ok(self.surrogate_prior(frozen)? + self.surrogate_likelihood(x, y, frozen, scale)?)
+        check_inputs("EpGpClassifier::surrogate", &x, Some(self.input_dim()))?;
+        self.surrogate_at(self.step_kernels(&x), y, frozen, scale)
+    }
+
+    /// [`Self::surrogate`] from a step's kernel matrices: one Cholesky factor of `K_uu` for both
+    /// terms.
+    pub(crate) fn surrogate_at(
+        &self,
+        k: StepKernels,
+        y: &[f64],
+        frozen: &FrozenPosterior,
+        scale: f64,
+    ) -> Result<Tensor<1>> {
+        let l = cholesky(k.kuu)?;
+        Ok(self.prior_term(l.clone(), frozen)? + self.likelihood_term(l, k.kuf, k.kdiag, y, frozen, scale)?)
     }
 
     /// The prior part of [`Self::surrogate`]: `−Σ log L_jj − ½‖L⁻¹R̄‖² − ½‖L⁻¹μ̄‖²` (the constant
     /// `−(m/2) log 2π` left out), whose gradient is the paper's `−½ tr(M ∂K_uu/∂ξ)`.
     pub(crate) fn surrogate_prior(&self, frozen: &FrozenPosterior) -> Result<Tensor<1>> {
+        self.prior_term(cholesky(self.kuu())?, frozen)
+    }
+
+    /// [`Self::surrogate_prior`] given `L = chol(K_uu)`.
+    fn prior_term(&self, l: Tensor<2>, frozen: &FrozenPosterior) -> Result<Tensor<1>> {
         let m = self.num_inducing();
         if frozen.mu.len() != m || frozen.r.len() != m * m {
             return Err(Error::shape("EpGpClassifier::surrogate_prior: frozen posterior", m, frozen.mu.len()));
@@ -131,7 +169,6 @@ impl<K: Kernel> EpGpClassifier<K> {
             ),
             &device,
         );
-        let l = cholesky(self.kuu())?;
         let whitened = solve_triangular(l.clone(), mu_r, Triangle::Lower, false)?;
         Ok(logdet_from_cholesky(l).mul_scalar(-0.5) - whitened.powi_scalar(2).sum().mul_scalar(0.5))
     }
@@ -145,24 +182,35 @@ impl<K: Kernel> EpGpClassifier<K> {
         frozen: &FrozenPosterior,
         scale: f64,
     ) -> Result<Tensor<1>> {
-        let b = check_inputs("EpGpClassifier::surrogate", &x, Some(self.input_dim()))?;
-        let m = self.num_inducing();
-        let device = x.device();
+        check_inputs("EpGpClassifier::surrogate", &x, Some(self.input_dim()))?;
+        let k = self.step_kernels(&x);
+        self.likelihood_term(cholesky(k.kuu)?, k.kuf, k.kdiag, y, frozen, scale)
+    }
+
+    /// [`Self::surrogate_likelihood`] given `L = chol(K_uu)`, `K_uf` `[m, b]` and `diag K_ff + σ0²`.
+    fn likelihood_term(
+        &self,
+        l: Tensor<2>,
+        kuf: Tensor<2>,
+        kdiag: Tensor<1>,
+        y: &[f64],
+        frozen: &FrozenPosterior,
+        scale: f64,
+    ) -> Result<Tensor<1>> {
+        let [m, b] = kuf.dims();
+        let device = kuf.device();
         if y.len() != b || frozen.kappa.len() != b || frozen.w.len() != m * b || frozen.r.len() != m * m {
             return Err(Error::shape("EpGpClassifier::surrogate: labels / frozen posterior", b, y.len()));
         }
         let t2 = |v: &[f64], r: usize, c: usize| Tensor::<2>::from_data(TensorData::new(v.to_vec(), [r, c]), &device);
         let t1 = |v: &[f64]| Tensor::<1>::from_data(TensorData::new(v.to_vec(), [v.len()]), &device);
-        let l = cholesky(self.kuu())?;
-        let kuf = self.kernel.k(self.inducing.z(), x.clone()); // [m, b]
         let psi = solve_triangular(l.clone(), kuf, Triangle::Lower, false)?;
         let ups = solve_triangular(l, psi.clone(), Triangle::Lower, true)?; // υ_i as columns
         let col_sum = |t: Tensor<2>| t.sum_dim(0).reshape([b]);
-        let kdiag = self.kernel.k_diag(x) + self.noise();
         let s = (kdiag - col_sum(psi.powi_scalar(2))).clamp_min(0.0);
         let r = col_sum(ups.clone() * t2(&frozen.w, m, b));
         let a = col_sum(ups.clone() * t2(&frozen.mu, m, 1)) + r.clone() * t1(&frozen.kappa);
-        let rt_ups = t2(&frozen.r, m, m).transpose().matmul(ups);
+        let rt_ups = matmul_transposed(t2(&frozen.r, m, m), ups, true, false)?;
         let c = col_sum(rt_ups.powi_scalar(2)) + r.powi_scalar(2) * t1(&frozen.cfac);
         let z = t1(y) * a / (s + c).add_scalar(1.0).sqrt();
         Ok(log_ndtr(z).sum().mul_scalar(scale))

@@ -215,9 +215,11 @@ impl<K: Kernel> EpGpClassifier<K> {
                     // the step rules act on the gradient of log Z_q itself (not of log Z_q / n)
                     match &shards {
                         None => {
-                            let fitc = model.fitc(&xb)?;
+                            // K_uu and K_uf once per step, for the site updates and the surrogate
+                            let kernels = model.step_kernels(&xb);
+                            let fitc = model.fitc_of(&kernels)?;
                             let frozen = minibatch_update(&fitc, &yb, batch, &mut st, damping)?.0;
-                            let loss = model.surrogate(xb.clone(), &yb, &frozen, scale)?.neg();
+                            let loss = model.surrogate_at(kernels, &yb, &frozen, scale)?.neg();
                             let value = loss.clone().into_scalar::<f64>();
                             Ok((value, GradientsParams::from_grads(loss.backward(), &model), None))
                         }
