@@ -8,6 +8,7 @@
 //! CPU backends faer's blocked solve (half the flops of inverting and multiplying), on GPU backends
 //! the host-formed inverse applied by the device's matmul, so the b×m work stays on the device.
 mod cholesky;
+mod conv_weight_grad;
 mod exp_bilinear;
 mod exp_bilinear_contract;
 pub mod host;

@@ -6,6 +6,7 @@ use burn::nn::pool::{MaxPool2d, MaxPool2dConfig};
 use burn::nn::{Linear, LinearConfig, Relu};
 use burn::tensor::{Device, Tensor};
 
+use super::conv_forward::conv_forward;
 use super::mnist_trunk::he_init;
 use super::{check_image_batch, dense_tail, Trunk};
 use crate::error::Result as GpResult;
@@ -72,10 +73,10 @@ impl Trunk for Cifar10Trunk {
         self.fc2.weight.dims()[1]
     }
     fn features(&self, images: Tensor<4>) -> Tensor<2> {
-        let x = self.activation.forward(self.conv1.forward(images));
-        let x = self.activation.forward(self.conv2.forward(x));
+        let x = self.activation.forward(conv_forward(&self.conv1, images));
+        let x = self.activation.forward(conv_forward(&self.conv2, x));
         let x = self.pool.forward(x);
-        let x = self.activation.forward(self.conv3.forward(x));
+        let x = self.activation.forward(conv_forward(&self.conv3, x));
         let x = self.pool.forward(x);
         dense_tail(x, &self.fc1, &self.fc2)
     }

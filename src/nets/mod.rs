@@ -51,6 +51,7 @@
 //! ```
 mod batch;
 mod cifar_trunk;
+mod conv_forward;
 mod feature_norm;
 mod head_config;
 mod head_likelihood;
