@@ -188,6 +188,7 @@ fn exp_bilinear_dims(ushape: &Shape, wshape: &Shape) -> exp_bilinear::ExpBilinea
 
 crate::macros::impl_for_compiled_backends!(GpLinalgOps, cube {
     fn conv2d_weight_grad(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
+        use burn::backend::ops::ModuleOps;
         Self::conv2d_weight_backward(x, w, g, valid_conv())
     }
     fn tri_solve(l: FloatTensor<Self>, b: FloatTensor<Self>, transpose: bool, right: bool) -> FloatTensor<Self> {
