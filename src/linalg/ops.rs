@@ -316,9 +316,10 @@ mod autodiff {
                 let device = outer.device();
                 let (mut p, shape, dtype) = to_host::<B>(outer);
                 let (_, n, _) = batch_dims(&shape);
-                for (at, v) in p.iter_mut().enumerate() {
-                    let (i, j) = ((at / n) % n, at % n);
-                    *v = if j <= i { -*v } else { 0.0 };
+                for (at, row) in p.chunks_exact_mut(n.max(1)).enumerate() {
+                    let i = at % n;
+                    row[..=i].iter_mut().for_each(|v| *v = -*v);
+                    row[i + 1..].fill(0.0);
                 }
                 grads.register::<B>(node.id, from_host::<B>(p, shape, dtype, &device));
             }
