@@ -15,18 +15,20 @@
 #   linalg  Cholesky + solve + backward vs faer directly, n = 256…1024 (linalg_bench)
 #
 # Options: --quick, --rows LIST (default all), --threads N (default 2), --no-install (never touch the
-# venv), --markdown FILE (also write the table as Markdown). Environment: BURN_GP_DATA (data root,
+# venv), --markdown FILE (also write the table as Markdown), --repeat N (run the svgp and dgp rows N
+# times, ours and the peers alternating, and report medians: their peers' times swing most). Environment: BURN_GP_DATA (data root,
 # default ../shared/data), PEERS_VENV (default <repo>/.venv-peers; needs requirements.txt plus
 # `pip install gpflux`), PEERS_OUT (default <repo>/bench-out/all).
 # Prints the table and, as its last line, one JSON object {"bench":"all",...} (keys: cpu, avx512,
-# threads, date, quick, rows: [{row, ours_s, peer_s, ratio, target, metric_ours, metric_peer, note}]).
+# threads, date, quick, rows: [{row, ours_s, peer_s, ratio, target, metric_ours, metric_peer, note}],
+# plus `ratios` (one per run) on the repeated rows).
 # Exit status 0 when every selected row produced its numbers.
 set -uo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 cd "$ROOT"
 
-QUICK=0 ROWS=svgp,dgp,cnn,bsvm,sep,linalg THREADS=2 INSTALL=1 MARKDOWN=""
+QUICK=0 ROWS=svgp,dgp,cnn,bsvm,sep,linalg THREADS=2 INSTALL=1 MARKDOWN="" REPEAT=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --quick) QUICK=1; shift ;;
@@ -34,6 +36,7 @@ while [ $# -gt 0 ]; do
     --threads) THREADS=$2; shift 2 ;;
     --no-install) INSTALL=0; shift ;;
     --markdown) MARKDOWN=$2; shift 2 ;;
+    --repeat) REPEAT=$2; shift 2 ;;
     -h|--help) sed -n '2,22p' "$0"; exit 0 ;;
     *) echo "unknown option $1" >&2; exit 2 ;;
   esac
@@ -42,7 +45,7 @@ export BURN_GP_DATA=${BURN_GP_DATA:-$ROOT/../shared/data}
 export PEERS_VENV=${PEERS_VENV:-$ROOT/.venv-peers}
 OUT=${PEERS_OUT:-$ROOT/bench-out/all}
 mkdir -p "$OUT"
-rm -f "$OUT"/*.out "$OUT"/*.err
+rm -rf "$OUT"/*.out "$OUT"/*.err "$OUT"/svgp_* "$OUT"/dgp_*
 export THREADS RAYON_NUM_THREADS=$THREADS OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THREADS \
   OPENBLAS_NUM_THREADS=$THREADS TF_NUM_INTRAOP_THREADS=$THREADS TF_NUM_INTEROP_THREADS=1
 PY="$PEERS_VENV/bin/python"
@@ -56,14 +59,18 @@ BIN=$ROOT/target/release/examples
 
 if has svgp; then
   epochs=10; [ "$QUICK" = 1 ] && epochs=4
-  log "svgp: ours, GPflow, GPyTorch ($epochs epochs)"
-  PEERS_OUT="$OUT/svgp" "$HERE/run.sh" --epochs "$epochs" "${no_install[@]}" >"$OUT/svgp.out" 2>"$OUT/svgp.err"
+  for i in $(seq 1 "$REPEAT"); do
+    log "svgp ($i/$REPEAT): ours, GPflow, GPyTorch ($epochs epochs)"
+    PEERS_OUT="$OUT/svgp_$i" "$HERE/run.sh" --epochs "$epochs" "${no_install[@]}" >"$OUT/svgp_$i.out" 2>"$OUT/svgp_$i.err"
+  done
 fi
 if has dgp; then
   epochs=0; [ "$QUICK" = 1 ] && epochs=60
-  log "dgp: ours, GPflux (epochs $epochs; 0 = 6000 steps)"
-  PEERS_OUT="$OUT/dgp" "$HERE/dgp_run.sh" --splits 0 --epochs "$epochs" --threads "$THREADS" \
-    >"$OUT/dgp.out" 2>"$OUT/dgp.err"
+  for i in $(seq 1 "$REPEAT"); do
+    log "dgp ($i/$REPEAT): ours, GPflux (epochs $epochs; 0 = 6000 steps)"
+    PEERS_OUT="$OUT/dgp_$i" "$HERE/dgp_run.sh" --splits 0 --epochs "$epochs" --threads "$THREADS" \
+      >"$OUT/dgp_$i.out" 2>"$OUT/dgp_$i.err"
+  done
 fi
 if has cnn; then
   size=(); [ "$QUICK" = 1 ] && size=(--train-size 12800 --test-size 2000)
