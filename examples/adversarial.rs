@@ -1,27 +1,44 @@
 //! Adversarial-image detection with the hybrid network's uncertainty (Wistuba & Rawat 2018, §4.3.2):
-//! FGSM images `x_adv = clip(x + ε·sign(∇ₓ(−ℓ*)), 0, 1)` made with Burn's autodiff with respect to
-//! the input, then the variation ratio (VR) of the Bayesian SVM head separating adversarial from
-//! clean test images (ROC-AUC, adversarial = positive).
+//! FGSM images `x_adv = clip(x + ε·sign(∇ₓ loss), 0, 1)` made with Burn's autodiff with respect to
+//! the input, then how well each uncertainty score separates adversarial from clean test images
+//! (ROC-AUC, adversarial = positive). The softmax network with the same trunk is attacked the same
+//! way (FGSM on its own cross-entropy, same images, same ε) as the baseline a user would try first.
 //!
 //! ```text
-//! cargo run --release --example mnist_hybrid -- --save hybrid.bgp      # train once
-//! cargo run --release --example adversarial -- --load hybrid.bgp
-//! cargo run --release --example adversarial -- --train-size 10000 --epochs 1   # or train here
+//! cargo run --release --example mnist_hybrid -- --save hybrid.bgp --save-softmax softmax.bgp  # train once
+//! cargo run --release --example adversarial -- --model hybrid.bgp --softmax-model softmax.bgp
+//! cargo run --release --example adversarial -- --train-size 10000 --epochs 1   # or train both here
 //! ```
-//! The attacked loss is the head's per-image data term `−ℓ*_n` (the KL does not depend on x).
-//! `--plot DIR` writes the ROC curves of the detection scores, one curve per ε:
-//! `adversarial_roc_vr.svg` (sampled VR) and `adversarial_roc_maxp.svg` (`1 − max_c p_c`), and,
-//! when the hybrid is trained here, `adversarial_curves.svg`.
+//! The hybrid's attacked loss is the head's per-image data term `−ℓ*_n` (the KL does not depend on
+//! x). Scores of the hybrid: `vr`, the sampled variation ratio (the paper's eq. 13, `--vr-samples`
+//! draws); `max_p`, `1 − max_c p_c` with the arg-max probabilities `p_c = P(f_c is the largest)`
+//! (the VR's limit as S → ∞); `entropy` of those `p`; `latent_var`, the head's latent variance
+//! averaged over classes. Scores of the softmax network: `1 − max_c p_c` and the entropy.
+//! `--plot DIR` writes the ROC curves, one curve per ε: `adversarial_roc_vr.svg` (sampled VR) and
+//! `adversarial_roc_maxp.svg` (`1 − max_c p_c`), and, when the hybrid is trained here,
+//! `adversarial_curves.svg`. With `--calibration N` (the same N the networks were trained with:
+//! the last N training images, not trained on) each network's temperature is fitted there.
 //! With `--json` the last stdout line is
-//! `{"example":"adversarial","dataset":"mnist","eps":[…],"accuracy":[…],"clean_accuracy":…,"vr_clean":…,"vr_adv":[…],"auc":[…],"auc_limit":[…],"test_size":…}`
-//! (`auc`: ROC-AUC of the sampled VR; `auc_limit`: of its S → ∞ limit `1 − max_c p_c`).
+//! `{"example":"adversarial","dataset":"mnist","eps":[…],"accuracy":[…],"clean_accuracy":…,"vr_clean":…,"vr_adv":[…],"auc":[…],"auc_limit":[…],"test_size":…, …}`
+//! (`auc`: ROC-AUC of the sampled VR; `auc_limit`: of `max_p`; also `auc_entropy`,
+//! `auc_latent_var`, `latent_var_clean`, `latent_var_adv`, `nll`, `nll_calibrated`, `temperature`,
+//! and for the softmax network, `null` without one: `softmax_clean_accuracy`, `softmax_accuracy`,
+//! `softmax_auc_max_p`, `softmax_auc_entropy`, `softmax_nll`, `softmax_nll_calibrated`,
+//! `softmax_temperature`, and the hybrid on the softmax network's FGSM images (a transferred
+//! attack): `transfer_accuracy`, `transfer_auc` (VR), `transfer_auc_limit`, `transfer_auc_entropy`,
+//! `transfer_auc_latent_var`; the per-ε keys are lists in the order of `eps`, the NLLs are on the
+//! clean test images used here).
 use std::path::PathBuf;
 
 use burn::module::Module;
+use burn::tensor::Tensor;
+use burn_gp::calibration::TemperatureScaling;
 use burn_gp::data::{data_root, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics::{roc_auc, roc_curve};
-use burn_gp::nets::{image_batch, HybridNet, MnistTrunk, MnistTrunkConfig};
+use burn_gp::models::{entropy, ClassPredictive};
+use burn_gp::nets::{image_batch, HybridNet, MnistTrunk, MnistTrunkConfig, SoftmaxNet};
 use burn_gp::saved::SavedModel;
+use burn_gp::tensors::to_vec;
 use burn_gp::{Error, Result};
 
 mod common;
@@ -30,12 +47,16 @@ mod hybrid;
 
 /// Command-line options.
 #[derive(clap::Parser, Debug)]
-#[command(about = "FGSM attack on the MNIST hybrid; variation-ratio detection ROC-AUC")]
+#[command(about = "FGSM attack on the MNIST hybrid and its softmax twin; detection ROC-AUC of their uncertainty")]
 struct Args {
     /// A hybrid saved by `mnist_hybrid --save` (default: train one here with the hybrid options;
     /// `--load FILE` works too).
     #[arg(long)]
     model: Option<PathBuf>,
+    /// A softmax network saved by `mnist_hybrid --save-softmax` (default: train one here when the
+    /// hybrid is trained here, unless `--no-softmax`).
+    #[arg(long)]
+    softmax_model: Option<PathBuf>,
     /// Attack strengths ε (pixels in [0, 1]).
     #[arg(long, value_delimiter = ',', default_value = "0.05,0.1,0.15,0.2,0.25,0.3")]
     eps: Vec<f64>,
@@ -47,33 +68,119 @@ struct Args {
     run: common::RunOptions,
 }
 
-/// FGSM images for rows `idx` of `set`, on the evaluation device. `net` is frozen (no parameter
-/// gradients, normaliser on its running statistics) on the autodiff device.
-fn fgsm(
-    net: &HybridNet<MnistTrunk>,
-    set: &ImageSet,
-    idx: &[usize],
-    eps: f64,
-    devices: &common::Devices,
-) -> Result<burn::tensor::Tensor<4>> {
-    let b = image_batch(set, idx, &devices.train)?;
-    let images = b.images.require_grad();
-    let loss = net.data_terms(images.clone(), b.targets)?.sum().neg();
+/// Images per attacked batch.
+const CHUNK: usize = 250;
+
+/// `clip(x + ε·sign(∇ₓ loss), 0, 1)` for the images `x` of a batch and its summed loss.
+fn fgsm_step(images: Tensor<4>, loss: Tensor<1>, eps: f64) -> Result<Tensor<4>> {
     let grads = loss.backward();
     let g = images.grad(&grads).ok_or_else(|| Error::invalid("fgsm", "no gradient reached the input images"))?;
-    let x = images.inner();
-    Ok((x + g.sign().mul_scalar(eps)).clamp(0.0, 1.0))
+    Ok((images.inner() + g.sign().mul_scalar(eps)).clamp(0.0, 1.0))
 }
 
-/// The variation ratio's large-sample limit `1 − max_c p_c`, with Gauss–Hermite class probabilities
-/// (continuous, so it ranks the many images whose sampled VR is exactly 0).
-fn vr_limit(pred: &burn_gp::models::ClassPredictive) -> Vec<f64> {
-    pred.gh_probabilities(32).chunks(pred.classes).map(|p| 1.0 - p.iter().cloned().fold(0.0, f64::max)).collect()
+/// The hybrid's latent marginals on FGSM images of `set` (the attack ascends `−Σ_n ℓ*_n`). `net`
+/// is frozen (no parameter gradients, normaliser on its running statistics) on the autodiff device.
+fn attack_hybrid(
+    net: &HybridNet<MnistTrunk>,
+    set: &ImageSet,
+    eps: f64,
+    devices: &common::Devices,
+) -> Result<ClassPredictive> {
+    let valid = net.valid();
+    let (mut means, mut vars) = (Vec::new(), Vec::new());
+    for start in (0..set.n).step_by(CHUNK) {
+        let idx: Vec<usize> = (start..(start + CHUNK).min(set.n)).collect();
+        let b = image_batch(set, &idx, &devices.train)?;
+        let images = b.images.require_grad();
+        let loss = net.data_terms(images.clone(), b.targets)?.sum().neg();
+        let (m, v) = valid.marginals(fgsm_step(images, loss, eps)?)?;
+        means.extend(to_vec(m));
+        vars.extend(to_vec(v));
+    }
+    ClassPredictive::new(means, vars, set.num_classes)
+}
+
+/// The softmax network's logits `[n, C]` on FGSM images of `set` (the attack ascends its
+/// cross-entropy), and the hybrid's marginals on the same images (a transferred attack); both
+/// networks frozen, `net` on the autodiff device.
+fn attack_softmax(
+    net: &SoftmaxNet<MnistTrunk>,
+    hybrid: &HybridNet<MnistTrunk>,
+    set: &ImageSet,
+    eps: f64,
+    devices: &common::Devices,
+) -> Result<(Vec<f64>, ClassPredictive)> {
+    let valid = net.valid();
+    let (mut logits, mut means, mut vars) = (Vec::new(), Vec::new(), Vec::new());
+    for start in (0..set.n).step_by(CHUNK) {
+        let idx: Vec<usize> = (start..(start + CHUNK).min(set.n)).collect();
+        let b = image_batch(set, &idx, &devices.train)?;
+        let images = b.images.require_grad();
+        let loss = net.loss(images.clone(), b.labels);
+        let adv = fgsm_step(images, loss, eps)?;
+        logits.extend(to_vec(valid.logits(adv.clone())));
+        let (m, v) = hybrid.marginals(adv)?;
+        means.extend(to_vec(m));
+        vars.extend(to_vec(v));
+    }
+    Ok((logits, ClassPredictive::new(means, vars, set.num_classes)?))
+}
+
+/// The hybrid's detection scores (higher = more uncertain), in the order of [`HYBRID_SCORES`].
+fn hybrid_scores(pred: &ClassPredictive, vr_samples: usize, seed: u64) -> [Vec<f64>; 4] {
+    let probs = pred.gh_probabilities(32);
+    let max_p = probs.chunks(pred.classes).map(|p| 1.0 - p.iter().cloned().fold(0.0, f64::max)).collect();
+    let latent_var = pred.var.chunks(pred.classes).map(|v| v.iter().sum::<f64>() / v.len() as f64).collect();
+    [pred.variation_ratio(vr_samples, seed), max_p, entropy(&probs, pred.classes), latent_var]
+}
+
+/// Names of the hybrid's scores.
+const HYBRID_SCORES: [&str; 4] = ["VR", "1 − max p", "entropy", "latent var"];
+
+/// The softmax network's scores `[1 − max p, entropy]` and its probabilities, from logits.
+fn softmax_scores(logits: &[f64], k: usize) -> ([Vec<f64>; 2], Vec<f64>) {
+    let probs = TemperatureScaling { temperature: 1.0 }.probabilities(logits, k).unwrap_or_default();
+    let max_p = probs.chunks(k).map(|p| 1.0 - p.iter().cloned().fold(0.0, f64::max)).collect();
+    ([max_p, entropy(&probs, k)], probs)
+}
+
+/// ROC-AUC of `clean` against `adv` scores (adversarial = positive).
+fn auc(clean: &[f64], adv: &[f64]) -> f64 {
+    let scores: Vec<f64> = clean.iter().chain(adv).copied().collect();
+    let is_adv: Vec<bool> = (0..scores.len()).map(|i| i >= clean.len()).collect();
+    roc_auc(&scores, &is_adv).unwrap_or(0.5)
+}
+
+fn mean(v: &[f64]) -> f64 {
+    v.iter().sum::<f64>() / v.len().max(1) as f64
 }
 
 fn main() {
     let args: Args = common::parse_with_defaults(hybrid::HYBRID_DEFAULTS);
     common::exit_on_error(run(&args));
+}
+
+/// One ε: accuracies and AUCs of both networks.
+struct Row {
+    eps: f64,
+    accuracy: f64,
+    vr: f64,
+    latent_var: f64,
+    auc: [f64; 4],
+    softmax: Option<SoftmaxRow>,
+}
+
+/// One ε of the softmax network's attack.
+#[derive(Clone, Copy)]
+struct SoftmaxRow {
+    /// Its accuracy on its own FGSM images.
+    accuracy: f64,
+    /// ROC-AUC of its `1 − max p` and entropy.
+    auc: [f64; 2],
+    /// The hybrid's accuracy on the same images.
+    transfer_accuracy: f64,
+    /// ROC-AUC of the hybrid's scores on the same images.
+    transfer_auc: [f64; 4],
 }
 
 fn run(args: &Args) -> Result<()> {
@@ -83,78 +190,198 @@ fn run(args: &Args) -> Result<()> {
     let test = load_mnist(&root, MnistVariant::Digits, Subset::Test)?;
     let test_size = if args.hybrid.test_size > 0 { args.hybrid.test_size } else { 2000 };
     let test = test.subset(0..test_size.min(test.n))?;
-    let net = match args.model.as_ref().or(args.hybrid.file.load.as_ref()) {
-        Some(path) => HybridNet::<MnistTrunk>::load(path, &devices.train)?,
-        None => {
-            let train = load_mnist(&root, MnistVariant::Digits, Subset::Train)?;
-            let train =
-                if args.hybrid.train_size > 0 { train.subset(0..args.hybrid.train_size.min(train.n))? } else { train };
+    let hybrid_file = args.model.as_ref().or(args.hybrid.file.load.as_ref());
+    let needs_train = hybrid_file.is_none() || args.hybrid.calibration > 0;
+    let (train, held) = if needs_train {
+        let (train, held) =
+            hybrid::split_calibration(load_mnist(&root, MnistVariant::Digits, Subset::Train)?, &args.hybrid)?;
+        (Some(train), held)
+    } else {
+        (None, None)
+    };
+    let net = match (hybrid_file, &train) {
+        (Some(path), _) => HybridNet::<MnistTrunk>::load(path, &devices.train)?,
+        (None, Some(train)) => {
             let trunk = MnistTrunkConfig::new().init(&devices.train);
-            let (net, history) = hybrid::train_hybrid(trunk, &train, &test, &args.hybrid, &args.run, &devices)?;
+            let (net, history) = hybrid::train_hybrid(trunk, train, &test, &args.hybrid, &args.run, &devices)?;
             figures.curves("curves", "MNIST hybrid: training", &[("hybrid", &history)])?;
             net
         }
+        (None, None) => unreachable!("the training set is loaded when no hybrid file is given"),
+    };
+    let soft = match (&args.softmax_model, &train) {
+        (Some(path), _) => Some(SoftmaxNet::<MnistTrunk>::load(path, &devices.train)?),
+        (None, Some(train)) if hybrid_file.is_none() && !args.hybrid.no_softmax => {
+            let trunk = MnistTrunkConfig::new().init(&devices.train);
+            Some(hybrid::train_softmax(trunk, train, &test, &args.run, &devices)?.0)
+        }
+        _ => None,
     };
     let net = net.freeze();
-    let valid = net.valid();
-    let clean = hybrid::hybrid_predictive(&valid, &test, &devices.base)?;
-    let vr_clean = clean.variation_ratio(args.hybrid.vr_samples, args.run.seed);
-    let limit_clean = vr_limit(&clean);
+    let soft = soft.map(|s| s.freeze());
+    let (valid, soft_valid) = (net.valid(), soft.as_ref().map(|s| s.valid()));
+    let temps = match &held {
+        Some(held) => Some(hybrid::fit_temperatures(&valid, soft_valid.as_ref(), held, &devices.base)?),
+        None => None,
+    };
     let labels = test.labels_usize();
+    let k = test.num_classes;
     let acc =
         |classes: &[usize]| classes.iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
-    let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len().max(1) as f64;
-    let mut rows = vec![("clean".to_string(), acc(&clean.classes()), mean(&vr_clean), f64::NAN, f64::NAN)];
+    let argmax_rows = |p: &[f64]| -> Vec<usize> {
+        p.chunks(k).map(|r| (0..k).fold(0, |b, c| if r[c] > r[b] { c } else { b })).collect()
+    };
+
+    let clean = hybrid::hybrid_predictive(&valid, &test, &devices.base)?;
+    let clean_scores = hybrid_scores(&clean, args.hybrid.vr_samples, args.run.seed);
+    let (_, nll, _) = hybrid::score(&clean.gh_probabilities(32), &test)?;
+    let calibrated = |t: &TemperatureScaling, scores: &[f64]| -> Result<f64> {
+        Ok(hybrid::score(&t.probabilities(scores, k)?, &test)?.1)
+    };
+    let nll_calibrated = match &temps {
+        Some((t, _)) => Some(calibrated(t, &clean.mean)?),
+        None => None,
+    };
+    let soft_clean = match &soft_valid {
+        Some(s) => {
+            let logits = hybrid::softmax_logits(s, &test, &devices.base)?;
+            let (scores, probs) = softmax_scores(&logits, k);
+            let nll_cal = match temps.as_ref().and_then(|t| t.1) {
+                Some(t) => Some(calibrated(&t, &logits)?),
+                None => None,
+            };
+            Some((scores, acc(&argmax_rows(&probs)), hybrid::score(&probs, &test)?.1, nll_cal))
+        }
+        None => None,
+    };
+
+    let mut rows = Vec::new();
     let (mut roc_vr, mut roc_maxp) = (Vec::new(), Vec::new());
-    let chunk = 250;
     for &eps in &args.eps {
-        let (mut means, mut vars) = (Vec::new(), Vec::new());
-        for start in (0..test.n).step_by(chunk) {
-            let idx: Vec<usize> = (start..(start + chunk).min(test.n)).collect();
-            let x_adv = fgsm(&net, &test, &idx, eps, &devices)?;
-            let (m, v) = valid.marginals(x_adv)?;
-            means.extend(burn_gp::tensors::to_vec(m));
-            vars.extend(burn_gp::tensors::to_vec(v));
-        }
-        let adv = burn_gp::models::ClassPredictive::new(means, vars, 10)?;
-        let vr_adv = adv.variation_ratio(args.hybrid.vr_samples, args.run.seed + 1);
-        let scores: Vec<f64> = vr_clean.iter().chain(&vr_adv).copied().collect();
-        let is_adv: Vec<bool> = (0..2 * test.n).map(|i| i >= test.n).collect();
-        let auc = roc_auc(&scores, &is_adv).unwrap_or(0.5);
-        let limits: Vec<f64> = limit_clean.iter().chain(&vr_limit(&adv)).copied().collect();
-        let auc_limit = roc_auc(&limits, &is_adv).unwrap_or(0.5);
+        let adv = attack_hybrid(&net, &test, eps, &devices)?;
+        let adv_scores = hybrid_scores(&adv, args.hybrid.vr_samples, args.run.seed + 1);
+        let aucs: [f64; 4] = std::array::from_fn(|i| auc(&clean_scores[i], &adv_scores[i]));
+        let softmax = match (&soft, &soft_clean) {
+            (Some(s), Some((clean_s, ..))) => {
+                let (logits, transferred) = attack_softmax(s, &valid, &test, eps, &devices)?;
+                let (adv_s, probs) = softmax_scores(&logits, k);
+                let t_scores = hybrid_scores(&transferred, args.hybrid.vr_samples, args.run.seed + 2);
+                Some(SoftmaxRow {
+                    accuracy: acc(&argmax_rows(&probs)),
+                    auc: [auc(&clean_s[0], &adv_s[0]), auc(&clean_s[1], &adv_s[1])],
+                    transfer_accuracy: acc(&transferred.classes()),
+                    transfer_auc: std::array::from_fn(|i| auc(&clean_scores[i], &t_scores[i])),
+                })
+            }
+            _ => None,
+        };
         if figures.enabled() {
-            roc_vr.push((format!("ε = {eps}"), roc_curve(&scores, &is_adv)?));
-            roc_maxp.push((format!("ε = {eps}"), roc_curve(&limits, &is_adv)?));
+            let curve = |i: usize| -> Result<Vec<(f64, f64)>> {
+                let scores: Vec<f64> = clean_scores[i].iter().chain(&adv_scores[i]).copied().collect();
+                let is_adv: Vec<bool> = (0..scores.len()).map(|j| j >= test.n).collect();
+                roc_curve(&scores, &is_adv)
+            };
+            roc_vr.push((format!("ε = {eps}"), curve(0)?));
+            roc_maxp.push((format!("ε = {eps}"), curve(1)?));
         }
+        let row = Row {
+            eps,
+            accuracy: acc(&adv.classes()),
+            vr: mean(&adv_scores[0]),
+            latent_var: mean(&adv_scores[3]),
+            auc: aucs,
+            softmax,
+        };
         eprintln!(
-            "ε = {eps}: accuracy {:.4}, mean VR {:.4}, AUC {auc:.4} (S → ∞: {auc_limit:.4})",
-            acc(&adv.classes()),
-            mean(&vr_adv)
+            "ε = {eps}: hybrid accuracy {:.4}, AUC VR {:.4} / 1 − max p {:.4} / entropy {:.4} / latent var {:.4}{}",
+            row.accuracy,
+            aucs[0],
+            aucs[1],
+            aucs[2],
+            aucs[3],
+            row.softmax.map_or(String::new(), |s| format!(
+                "; softmax accuracy {:.4}, AUC 1 − max p {:.4} / entropy {:.4}; the hybrid on its images: accuracy {:.4}, AUC entropy {:.4}",
+                s.accuracy, s.auc[0], s.auc[1], s.transfer_accuracy, s.transfer_auc[2]
+            ))
         );
-        rows.push((format!("{eps}"), acc(&adv.classes()), mean(&vr_adv), auc, auc_limit));
+        rows.push(row);
     }
     let what = format!("FGSM images vs {} clean MNIST test images", test.n);
     let title = format!("{what}: variation ratio ({} samples)", args.hybrid.vr_samples);
     figures.roc("roc_vr", &title, &roc_vr)?;
     figures.roc("roc_maxp", &format!("{what}: 1 − max class probability"), &roc_maxp)?;
-    println!("FGSM on the MNIST hybrid ({} test images, VR from {} samples)", test.n, args.hybrid.vr_samples);
-    println!("| ε | accuracy | mean VR | VR ROC-AUC (adv vs clean) | ROC-AUC of 1 − max p (VR as S → ∞) |");
-    println!("|---|---|---|---|---|");
-    let cell = |v: f64| if v.is_nan() { "–".to_string() } else { format!("{v:.4}") };
-    for (eps, a, vr, auc, limit) in &rows {
-        println!("| {eps} | {a:.4} | {vr:.4} | {} | {} |", cell(*auc), cell(*limit));
+
+    println!(
+        "FGSM on the MNIST hybrid and its softmax twin ({} test images; clean accuracy {:.4} / {}; VR from {} samples)",
+        test.n,
+        acc(&clean.classes()),
+        soft_clean.as_ref().map_or("–".to_string(), |s| format!("{:.4}", s.1)),
+        args.hybrid.vr_samples
+    );
+    println!(
+        "ROC-AUC of each score, adversarial vs clean (hybrid: {}; softmax: 1 − max p, entropy)",
+        HYBRID_SCORES.join(", ")
+    );
+    println!(
+        "| ε | hybrid accuracy | VR | 1 − max p | entropy | latent var | softmax accuracy | 1 − max p | entropy |"
+    );
+    println!("|---|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        let soft = r.softmax.map_or("– | – | –".to_string(), |s| {
+            format!("{:.4} | {:.4} | {:.4}", s.accuracy, s.auc[0], s.auc[1])
+        });
+        println!(
+            "| {} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {soft} |",
+            r.eps, r.accuracy, r.auc[0], r.auc[1], r.auc[2], r.auc[3]
+        );
     }
+    if rows.iter().any(|r| r.softmax.is_some()) {
+        println!("\nThe softmax network's FGSM images given to the hybrid (a transferred attack): ROC-AUC of the hybrid's scores");
+        println!("| ε | hybrid accuracy | VR | 1 − max p | entropy | latent var |");
+        println!("|---|---|---|---|---|---|");
+        for r in &rows {
+            if let Some(s) = r.softmax {
+                let a = s.transfer_auc;
+                println!(
+                    "| {} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
+                    r.eps, s.transfer_accuracy, a[0], a[1], a[2], a[3]
+                );
+            }
+        }
+    }
+    println!(
+        "clean NLL: hybrid {nll:.4}{}; softmax {}",
+        nll_calibrated.map_or(String::new(), |v| format!(" ({v:.4} temperature-scaled)")),
+        soft_clean.as_ref().map_or("–".to_string(), |s| format!(
+            "{:.4}{}",
+            s.2,
+            s.3.map_or(String::new(), |v| format!(" ({v:.4} temperature-scaled)"))
+        ))
+    );
     if args.run.json {
-        let adv = &rows[1..];
+        let per = |f: &dyn Fn(&Row) -> f64| rows.iter().map(f).collect::<Vec<_>>();
+        let soft_per = |f: &dyn Fn(&SoftmaxRow) -> f64| -> Option<Vec<f64>> {
+            rows.iter().map(|r| r.softmax.as_ref().map(f)).collect()
+        };
         println!(
             "{}",
             serde_json::json!({
-                "example": "adversarial", "dataset": "mnist", "eps": args.eps,
-                "accuracy": adv.iter().map(|r| r.1).collect::<Vec<_>>(), "clean_accuracy": rows[0].1,
-                "vr_clean": rows[0].2, "vr_adv": adv.iter().map(|r| r.2).collect::<Vec<_>>(),
-                "auc": adv.iter().map(|r| r.3).collect::<Vec<_>>(),
-                "auc_limit": adv.iter().map(|r| r.4).collect::<Vec<_>>(), "test_size": test.n,
+                "example": "adversarial", "dataset": "mnist", "eps": args.eps, "test_size": test.n,
+                "accuracy": per(&|r| r.accuracy), "clean_accuracy": acc(&clean.classes()),
+                "vr_clean": mean(&clean_scores[0]), "vr_adv": per(&|r| r.vr),
+                "latent_var_clean": mean(&clean_scores[3]), "latent_var_adv": per(&|r| r.latent_var),
+                "auc": per(&|r| r.auc[0]), "auc_limit": per(&|r| r.auc[1]),
+                "auc_entropy": per(&|r| r.auc[2]), "auc_latent_var": per(&|r| r.auc[3]),
+                "nll": nll, "nll_calibrated": nll_calibrated, "temperature": temps.as_ref().map(|t| t.0.temperature),
+                "softmax_clean_accuracy": soft_clean.as_ref().map(|s| s.1),
+                "softmax_accuracy": soft_per(&|s| s.accuracy),
+                "softmax_auc_max_p": soft_per(&|s| s.auc[0]), "softmax_auc_entropy": soft_per(&|s| s.auc[1]),
+                "transfer_accuracy": soft_per(&|s| s.transfer_accuracy),
+                "transfer_auc": soft_per(&|s| s.transfer_auc[0]), "transfer_auc_limit": soft_per(&|s| s.transfer_auc[1]),
+                "transfer_auc_entropy": soft_per(&|s| s.transfer_auc[2]),
+                "transfer_auc_latent_var": soft_per(&|s| s.transfer_auc[3]),
+                "softmax_nll": soft_clean.as_ref().map(|s| s.2), "softmax_nll_calibrated": soft_clean.as_ref().and_then(|s| s.3),
+                "softmax_temperature": temps.as_ref().and_then(|t| t.1.map(|s| s.temperature)),
             })
         );
     }

@@ -15,7 +15,7 @@
 //!
 //! Protocol: every set in `<data>/pmlb_multiclass` (66 of the paper's 68; `--sets a,b,c` for a
 //! subset, `--max-rows N` to skip bigger sets), `--splits K` stratified 80/20 splits with seeds
-//! `seed..seed+K-1`, z-scored with the training statistics (`--max-train N` subsamples larger
+//! `seed..seed+K-1` (`--first-split F`: splits `F..F+K-1`, seeds from `seed+F`), z-scored with the training statistics (`--max-train N` subsamples larger
 //! training parts, stratified and seeded; the per-set lines say when). The three methods share the
 //! initial ARD RBF kernel (σ² = 1, median-heuristic lengthscale) and P = `--m` (default 64, capped
 //! at the training rows) k-means inducing inputs; all train them with the kernel by Adam (lr 5e-4,
@@ -31,7 +31,9 @@
 //! SVGP, `epoch_times_s`; `epoch_s` is the mean of epochs 2..E; a failed run has an `error` key instead of the metrics, a set that could not be loaded
 //! `"split": null`), and as its last line
 //! `{"example":"bsvm_pmlb","sets":…,"mean_rank_mc_bsvm":…,"mean_rank_ovr_bsvm":…,"mean_rank_svgp":…,"median_speedup_vs_svgp":…,"max_speedup_vs_svgp":…,"median_speedup_vs_ovr":…,"max_speedup_vs_ovr":…,"wins":{…},…}`
-//! (speed-ups: ratios of training wall seconds per set; `median_cpu_speedup_vs_svgp` etc. the same
+//! (`se_rank_<method>`: standard error of the mean rank over sets; `sign_test_p`: per pair of
+//! methods, the two-sided sign test's p-value of the per-set win/loss counts in `wins`, ties
+//! dropped; speed-ups: ratios of training wall seconds per set; `median_cpu_speedup_vs_svgp` etc. the same
 //! for CPU seconds, which a busy machine distorts less).
 //! `--export DIR` writes `DIR/<set>/split<k>/{x_train,x_test,y_train,y_test,z}.csv` and
 //! `meta.json` (the layout of benches/peers/README.md). `--csv FILE` writes every set × split ×
@@ -127,6 +129,10 @@ struct Args {
     /// Stratified 80/20 splits per set (seeds seed..seed+K-1).
     #[arg(long, default_value_t = 5)]
     splits: usize,
+    /// Index of the first split to run: splits F..F+K-1 (seeds seed+F..), e.g. to add the splits
+    /// an interrupted run did not reach.
+    #[arg(long, default_value_t = 0)]
+    first_split: usize,
     /// Inducing points P (capped at the training rows).
     #[arg(long, default_value_t = 64)]
     m: usize,
@@ -506,15 +512,23 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     let mut rows: Vec<(String, String)> = vec![("sets ranked".into(), sets.len().to_string())];
     for (i, m) in methods.iter().enumerate() {
         let r = mean_rank(i);
+        // Standard error of the mean rank over sets: sample standard deviation / √sets.
+        let per_set: Vec<f64> = ranks.iter().map(|x| x[i]).collect();
+        let sd = (per_set.iter().map(|x| (x - r).powi(2)).sum::<f64>() / (per_set.len().max(2) - 1) as f64).sqrt();
+        let se = sd / (per_set.len().max(1) as f64).sqrt();
         summary.insert(format!("mean_rank_{}", m.key()), num(r));
-        rows.push((format!("mean rank {} (paper {:.2})", m.label(), m.paper_rank()), format!("{r:.3}")));
+        summary.insert(format!("se_rank_{}", m.key()), num(se));
+        rows.push((
+            format!("mean rank {} ± s.e. (paper {:.2})", m.label(), m.paper_rank()),
+            format!("{r:.3} ± {se:.3}"),
+        ));
     }
     for m in methods {
         let acc = mean(&sets.iter().map(|s| s.by_method[m].accuracy).collect::<Vec<_>>());
         summary.insert(format!("mean_accuracy_{}", m.key()), num(acc));
         rows.push((format!("mean accuracy {}", m.label()), format!("{acc:.4}")));
     }
-    let mut wins = Map::new();
+    let (mut wins, mut sign_p) = (Map::new(), Map::new());
     for (i, &a) in methods.iter().enumerate() {
         for &b in &methods[i + 1..] {
             let (mut w, mut t, mut l) = (0, 0, 0);
@@ -529,10 +543,16 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
                 }
             }
             wins.insert(format!("{}_vs_{}", a.key(), b.key()), json!([w, t, l]));
-            rows.push((format!("{} vs {} win/tie/loss", a.label(), b.label()), format!("{w}/{t}/{l}")));
+            let p = metrics::sign_test_p_value(w, l);
+            sign_p.insert(format!("{}_vs_{}", a.key(), b.key()), num(p));
+            rows.push((
+                format!("{} vs {} win/tie/loss (two-sided sign test p)", a.label(), b.label()),
+                format!("{w}/{t}/{l} (p = {p:.3})"),
+            ));
         }
     }
     summary.insert("wins".into(), Value::Object(wins));
+    summary.insert("sign_test_p".into(), Value::Object(sign_p));
     if methods.contains(&Method::McBsvm) {
         for &other in methods.iter().filter(|&&m| m != Method::McBsvm) {
             // Wall-clock ratios (the contract's keys), then CPU-time ratios ("cpu_" keys).
@@ -696,7 +716,7 @@ fn run(args: Args) -> Result<()> {
                 continue;
             }
         };
-        for k in 0..args.splits {
+        for k in args.first_split..args.first_split + args.splits {
             let t0 = Instant::now();
             let (split, outcomes) = match run_split(&ctx, &set, k) {
                 Ok(done) => done,

@@ -174,7 +174,10 @@ fn classify(args: &Args, devices: &Devices) -> Result<()> {
     let d = train.table.d;
     zscore(&mut train.table, &mut test.table)?;
 
-    let head = GpHeadConfig::new(set.num_classes()).with_num_inducing(args.m.min(train.table.n));
+    // Lengthscales from the median feature distance (factor 1), as docs/results/custom_trunk.md
+    // measured; the library's default for image heads is 0.5.
+    let head =
+        GpHeadConfig::new(set.num_classes()).with_num_inducing(args.m.min(train.table.n)).with_lengthscale_factor(1.0);
     let recipe = HybridConfig::new(head.with_seed(args.run.seed));
     let (net, train_s): (HybridNet<Mlp>, f64) = trained(args, devices, &recipe, &train, d)?;
 
@@ -194,7 +197,10 @@ fn regress(args: &Args, devices: &Devices) -> Result<()> {
     let ys = TargetStandardiser::fit(&train.y)?;
     train.y = ys.transform(&train.y);
 
-    let head = GpHeadConfig::new(1).with_num_inducing(args.m.min(train.n)).with_seed(args.run.seed);
+    let head = GpHeadConfig::new(1)
+        .with_num_inducing(args.m.min(train.n))
+        .with_seed(args.run.seed)
+        .with_lengthscale_factor(1.0);
     let recipe = HybridConfig::new(head).with_natural_step(0.0);
     let (net, train_s): (GpRegressionNet<Mlp>, f64) = trained(args, devices, &recipe, &train, d)?;
 

@@ -16,8 +16,14 @@
 //! diagrams, 15 bins).
 //! With `--json` the last stdout line is
 //! `{"example":"mnist_hybrid","accuracy":…,"nll":…,"ece":…,"epoch_s":…,"softmax_accuracy":…, …}`
-//! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_epoch_s`, `epochs`, `batch`, `lr`, `m`,
-//! `train_size`, `backend`).
+//! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_ece`, `softmax_epoch_s`, `epochs`, `batch`,
+//! `lr`, `m`, `train_size`, `backend`, and `calibration_size`). With `--calibration N` the last N
+//! training images are held out to fit a temperature for each network (`burn_gp::calibration`; the
+//! hybrid's on its latent means), and the line adds `temperature`, `nll_calibrated`,
+//! `ece_calibrated`, `softmax_temperature`, `softmax_nll_calibrated` and `softmax_ece_calibrated`,
+//! and for the hybrid's own arg-max probabilities with one fitted factor on its latent variances
+//! (`burn_gp::calibration::VarianceScaling`) `variance_scale`, `nll_variance_scaled` and
+//! `ece_variance_scaled` (all `null` without it). `--save FILE` / `--save-softmax FILE` keep both networks for `adversarial`.
 mod common;
 #[path = "common/hybrid.rs"]
 mod hybrid;

@@ -22,7 +22,8 @@
 //! objective (`--epochs`, `--lr`, `--qmc-points` × `--qmc-shifts` lattice points per block,
 //! blocks of `--block-size`; for `s = 2` the 4 phase patterns are screened for `--phase-screen`
 //! epochs), then predicts by Corollary 2's exact ratio (`--predict exact`, the default: two Genz estimates
-//! with common random numbers per test point, no sampling) or by route B from `--samples` lin-ess
+//! with common random numbers per test point, no sampling; `--exact-se B` grows the lattice until
+//! the standard error of each fold's average information is at most B bits) or by route B from `--samples` lin-ess
 //! draws (`--predict sampled`; on these posteriors the draws mix slowly and route B's Monte Carlo
 //! error costs information, see `docs/results/skew_gp.md`). GP-EP trains by the EP
 //! classifier's batch SEP schedule (`--ep-iterations` steps). Information of a prediction `p` for
@@ -40,7 +41,10 @@
 //!
 //! `--json`: one line per set,
 //! `{"set","rows","features","folds","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep","info_skew2ep","acc_skew2ep"}`
-//! (fold means; a set that fails has an `error` key instead), then the final summary line with
+//! (fold means), plus `qmc_se_skew2`, `qmc_se_skew0`, `qmc_se_skew0ep` (the lattice's standard
+//! error of the fold-mean information in bits, `null` without `--exact-se`) and
+//! `qmc_points_skew2` etc. (the largest lattice used, points per shift; a set that fails has an
+//! `error` key instead), then the final summary line with
 //! exactly the keys `{"example":"skewgp_pmlb","sets":…,"info_skew2":…,"info_skew0":…,"info_gpep":…,"acc_skew2":…}`
 //! (means over the sets that succeeded; `sets` is their number).
 mod common;
@@ -115,6 +119,15 @@ struct Args {
     /// Random lattice shifts of the exact predictions.
     #[arg(long, default_value_t = 8)]
     exact_shifts: usize,
+    /// Choose the exact predictions' lattice size from their own standard error: each of the
+    /// `--exact-shifts` shifts gives an independent estimate of the fold's average information,
+    /// and `--exact-points` doubles (up to `--exact-max-points`) until the standard error of their
+    /// mean is at most this many bits (0 = a fixed lattice).
+    #[arg(long, default_value_t = 0.0)]
+    exact_se: f64,
+    /// Largest lattice (points per shift) `--exact-se` may grow to.
+    #[arg(long, default_value_t = 64_000)]
+    exact_max_points: usize,
     /// Comma-separated methods to run (skew2, skew0, gpep, skew0ep = SkewGP0's exact posterior at
     /// GP-EP's fitted kernel, skew2ep = SkewGP2 with GP-EP's fitted kernel held fixed; both need
     /// gpep; none = no method, e.g. with --folds-out); the others report null.
@@ -136,6 +149,9 @@ struct Score {
     information: f64,
     accuracy: f64,
     seconds: f64,
+    /// Standard error (bits) of `information` from the exact predictions' lattice, and the
+    /// lattice points per shift used (NaN where not measured).
+    qmc: (f64, f64),
 }
 
 /// Fold means of one method on one set.
@@ -144,12 +160,22 @@ struct Summary {
     information: f64,
     accuracy: f64,
     seconds: f64,
+    /// Standard error (bits) of the fold mean of `information` from the lattice,
+    /// `√(Σ_f se_f²) / folds`, and the largest lattice (points per shift) used.
+    qmc: (f64, f64),
 }
 
 impl Summary {
     fn of(scores: &[Score]) -> Self {
         let pick = |f: fn(&Score) -> f64| mean(&scores.iter().map(f).collect::<Vec<_>>());
-        Self { information: pick(|s| s.information), accuracy: pick(|s| s.accuracy), seconds: pick(|s| s.seconds) }
+        let se = scores.iter().map(|s| s.qmc.0 * s.qmc.0).sum::<f64>().sqrt() / scores.len().max(1) as f64;
+        let points = scores.iter().map(|s| s.qmc.1).fold(f64::NAN, f64::max);
+        Self {
+            information: pick(|s| s.information),
+            accuracy: pick(|s| s.accuracy),
+            seconds: pick(|s| s.seconds),
+            qmc: (se, points),
+        }
     }
 }
 
@@ -332,7 +358,7 @@ fn run_set(args: &Args, figures: &Figures, name: &str, set: &BinarySet) -> Resul
         if let Some(path) = &args.folds_out {
             append_fold(path, name, f, &rows)?;
         }
-        let missing = Score { information: f64::NAN, accuracy: f64::NAN, seconds: f64::NAN };
+        let missing = Score { information: f64::NAN, accuracy: f64::NAN, seconds: f64::NAN, qmc: (f64::NAN, f64::NAN) };
         let wanted = |method: &str| args.methods.iter().any(|x| x == method);
         for (m, method) in METHODS.iter().enumerate() {
             let at_ep = AT_EP_KERNEL.contains(method);
@@ -411,9 +437,9 @@ fn run_method(
                     fit.selected
                 );
             }
-            let prob = skew_predict(args, &fit.posterior, &x_test, seed)?;
+            let (prob, qmc) = skew_predict(args, &fit.posterior, &x_test, &fold.y_test, seed)?;
             draw(&prob, &fit.history)?;
-            prob
+            (prob, qmc)
         }
         _ => {
             let fitted = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
@@ -426,17 +452,19 @@ fn run_method(
                     continue;
                 }
                 let t1 = Instant::now();
-                let prob = if *at_ep == "skew0ep" {
-                    skew0_at(args, fitted.model.kernel.valid(), &x, &fold.y_train, &x_test, seed)?
+                let train = (&x, fold.y_train.as_slice());
+                let (prob, qmc) = if *at_ep == "skew0ep" {
+                    skew0_at(args, fitted.model.kernel.valid(), train, &x_test, &fold.y_test, seed)?
                 } else {
-                    skew2_at(args, fitted.model.kernel.clone(), &x, &fold.y_train, &x_test, seed)?
+                    skew2_at(args, fitted.model.kernel.clone(), train, &x_test, &fold.y_test, seed)?
                 };
-                extra[k] = Some(score(&prob, &fold.y_test, t1.elapsed().as_secs_f64()));
+                extra[k] = Some(Score { qmc, ..score(&prob, &fold.y_test, t1.elapsed().as_secs_f64()) });
             }
             return Ok((score(&prob, &fold.y_test, ep_s), extra));
         }
     };
-    Ok((score(&prob, &fold.y_test, t0.elapsed().as_secs_f64()), [None; 2]))
+    let (prob, qmc) = prob;
+    Ok((Score { qmc, ..score(&prob, &fold.y_test, t0.elapsed().as_secs_f64()) }, [None; 2]))
 }
 
 /// The SkewGP settings of the command line for latent dimension `s` on `n` training rows (no
@@ -456,32 +484,78 @@ fn fit_ep(args: &Args, kernel: Rbf, fold: &Fold, x: &Tensor<2>, train_dev: &Devi
     args.skew.fit_ep(kernel, inducing, x, &fold.y_train, seed, args.opts.progress())
 }
 
-/// SkewGP0's exact posterior (lin-ess draws, route B) with a given kernel: test `p(y = 1)`.
-fn skew0_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[usize], x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
+/// SkewGP0's exact posterior with a given kernel, trained on `(x, y)`: test `p(y = 1)` (and the
+/// lattice's standard error and size, see [`skew_predict`]).
+fn skew0_at(
+    args: &Args,
+    kernel: Rbf,
+    (x, y): (&Tensor<2>, &[usize]),
+    x_test: &Tensor<2>,
+    y_test: &[f64],
+    seed: u64,
+) -> Result<(Vec<f64>, (f64, f64))> {
     let config = skew_config(args, 0, seed, y.len());
     let prior = SkewGp::new(kernel, &[], &[], &[], config.jitter, &x_test.device())?;
     let mut posterior = SkewGpPosterior::new(prior, x.clone().inner(), y)?;
     if config.samples > 0 {
         posterior.sample(&config.chain_config(), config.variant)?;
     }
-    skew_predict(args, &posterior, x_test, seed)
+    skew_predict(args, &posterior, x_test, y_test, seed)
 }
 
 /// Test `p(y = 1)` of a SkewGP posterior by `--predict`: the exact Corollary 2 ratios, or route B
-/// over the posterior's lin-ess draws.
-fn skew_predict(args: &Args, posterior: &SkewGpPosterior<Rbf>, x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
-    if args.predict == "exact" {
-        let dim = posterior.gamma_tilde().len() + 1;
+/// over the posterior's lin-ess draws; with the standard error (bits) of the average information
+/// on `y_test` due to the lattice and the lattice's points per shift (NaN where not measured).
+///
+/// With `--exact-se B > 0` each of the `--exact-shifts` shifts is its own estimate (one shift,
+/// `points` points): their informations' standard error of the mean must be at most `B`, else
+/// `points` doubles, up to `--exact-max-points`. The probabilities are the shifts' mean.
+fn skew_predict(
+    args: &Args,
+    posterior: &SkewGpPosterior<Rbf>,
+    x_test: &Tensor<2>,
+    y_test: &[f64],
+    seed: u64,
+) -> Result<(Vec<f64>, (f64, f64))> {
+    if args.predict != "exact" {
+        return Ok((posterior.predict_details(x_test)?.prob, (f64::NAN, f64::NAN)));
+    }
+    let dim = posterior.gamma_tilde().len() + 1;
+    if args.exact_se <= 0.0 {
         let points = QmcPoints::lattice(dim, args.exact_points, args.exact_shifts, seed ^ 0xc02)?;
-        posterior.predict_exact(x_test, &points)
-    } else {
-        Ok(posterior.predict_details(x_test)?.prob)
+        return Ok((posterior.predict_exact(x_test, &points)?, (f64::NAN, args.exact_points as f64)));
+    }
+    let shifts = args.exact_shifts.max(2);
+    let mut points = args.exact_points.max(1);
+    loop {
+        let estimates = (0..shifts)
+            .map(|r| {
+                let lattice = QmcPoints::lattice(dim, points, 1, seed ^ 0xc02 ^ ((r as u64 + 1) << 32))?;
+                posterior.predict_exact(x_test, &lattice)
+            })
+            .collect::<Result<Vec<_>>>()?;
+        let info: Vec<f64> = estimates.iter().map(|p| score(p, y_test, 0.0).information).collect();
+        let m = mean(&info);
+        let var = info.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (shifts - 1) as f64;
+        let se = (var / shifts as f64).sqrt();
+        if se <= args.exact_se || points * 2 > args.exact_max_points {
+            let prob = (0..y_test.len()).map(|j| mean(&estimates.iter().map(|p| p[j]).collect::<Vec<_>>())).collect();
+            return Ok((prob, (se, points as f64)));
+        }
+        points *= 2;
     }
 }
 
 /// SkewGP2 with `kernel` (on the autodiff device) held fixed: `R`, `γ` and the phases trained by
 /// the block-composite objective, then its posterior's test `p(y = 1)`. Errors if the kernel moved.
-fn skew2_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[usize], x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
+fn skew2_at(
+    args: &Args,
+    kernel: Rbf,
+    (x, y): (&Tensor<2>, &[usize]),
+    x_test: &Tensor<2>,
+    y_test: &[f64],
+    seed: u64,
+) -> Result<(Vec<f64>, (f64, f64))> {
     let config = skew_config(args, 2, seed, y.len());
     let kernel = kernel.no_grad();
     let before = flatten_params(&kernel);
@@ -494,7 +568,7 @@ fn skew2_at(args: &Args, kernel: Rbf, x: &Tensor<2>, y: &[usize], x_test: &Tenso
             format!("frozen kernel parameter {k} changed: {} → {}", before[k], after[k]),
         ));
     }
-    skew_predict(args, &fit.posterior, x_test, seed)
+    skew_predict(args, &fit.posterior, x_test, y_test, seed)
 }
 
 /// Average information in bits and accuracy of probabilities `prob` for labels `y ∈ {0, 1}`.
@@ -510,7 +584,7 @@ fn score(prob: &[f64], y: &[f64], seconds: f64) -> Score {
         .sum::<f64>()
         / n;
     let hits = prob.iter().zip(y).filter(|(p, y)| (**p > 0.5) == (**y > 0.5)).count();
-    Score { information, accuracy: hits as f64 / n, seconds }
+    Score { information, accuracy: hits as f64 / n, seconds, qmc: (f64::NAN, f64::NAN) }
 }
 
 /// Prints a set's markdown row (and its JSON line with `--json`).
@@ -538,6 +612,9 @@ fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 5]) {
                 "time_skew2_s": num(s[0].seconds), "time_skew0_s": num(s[1].seconds), "time_gpep_s": num(s[2].seconds),
                 "info_skew0ep": num(s[3].information), "acc_skew0ep": num(s[3].accuracy),
                 "info_skew2ep": num(s[4].information), "acc_skew2ep": num(s[4].accuracy),
+                "qmc_se_skew2": num(s[0].qmc.0), "qmc_se_skew0": num(s[1].qmc.0), "qmc_se_skew0ep": num(s[3].qmc.0),
+                "qmc_points_skew2": num(s[0].qmc.1), "qmc_points_skew0": num(s[1].qmc.1),
+                "qmc_points_skew0ep": num(s[3].qmc.1),
             })
         );
     }

@@ -8,6 +8,7 @@
 
 mod macros;
 
+pub mod calibration;
 pub mod data;
 pub mod device;
 pub mod error;

@@ -1,6 +1,7 @@
 //! Predictive-performance metrics, computed on the host from plain slices: regression (RMSE,
 //! MAE, Gaussian test log-likelihood) and classification (accuracy, NLL, Brier score, expected
-//! calibration error and its reliability bins, ROC-AUC and the ROC curve).
+//! calibration error and its reliability bins, ROC-AUC and the ROC curve), and the sign test of
+//! paired comparisons.
 //!
 //! Class probabilities are row-major `n × k` (`probs[i * k + c] = p(y_i = c)`); each row must be
 //! non-negative and sum to 1 within `PROB_SUM_TOL`. Every metric returns a [`Result`]: length
@@ -257,6 +258,25 @@ pub fn average_ranks(values: &[f64]) -> Vec<f64> {
     ranks
 }
 
+/// Two-sided exact sign test of paired comparisons: the probability, if each non-tied pair were
+/// won by either side with probability 1/2, of a split at least as uneven as `wins` against
+/// `losses` (ties are dropped, as in Demšar 2006). 1 when there is no untied pair.
+pub fn sign_test_p_value(wins: usize, losses: usize) -> f64 {
+    let n = wins + losses;
+    let k = wins.min(losses);
+    // P(X ≤ k) for X ~ Binomial(n, 1/2), summed in log space (n may be large).
+    let ln_half_n = -(n as f64) * std::f64::consts::LN_2;
+    let mut ln_choose = 0.0; // ln C(n, 0)
+    let mut tail = 0.0;
+    for i in 0..=k {
+        if i > 0 {
+            ln_choose += ((n - i + 1) as f64).ln() - (i as f64).ln();
+        }
+        tail += (ln_choose + ln_half_n).exp();
+    }
+    (2.0 * tail).min(1.0)
+}
+
 /// Two-class probability rows `[1 − p, p]` from probabilities of the positive class, for the
 /// multi-class metrics with `k = 2`; a `p` outside `[0, 1]` is [`Error::InvalidArgument`].
 pub fn binary_probs(p_positive: &[f64]) -> Result<Vec<f64>> {
@@ -328,6 +348,20 @@ mod tests {
         assert!(matches!(roc_auc(&[0.1], &[true, false]), Err(Error::ShapeMismatch { .. })));
         assert!(matches!(roc_auc(&[], &[]), Err(Error::Empty { .. })));
         assert!(matches!(roc_auc(&[f64::NAN, 0.0], &[true, false]), Err(Error::NonFinite { .. })));
+    }
+
+    #[test]
+    fn sign_test_matches_the_binomial_tail() {
+        // 5 wins, 0 losses: 2 · (1/2)^5.
+        assert!((sign_test_p_value(5, 0) - 0.0625).abs() < 1e-15);
+        assert!((sign_test_p_value(0, 5) - 0.0625).abs() < 1e-15);
+        // 8 against 2: 2 · (1 + 10 + 45) / 1024.
+        assert!((sign_test_p_value(8, 2) - 112.0 / 1024.0).abs() < 1e-14);
+        assert_eq!(sign_test_p_value(3, 3), 1.0);
+        assert_eq!(sign_test_p_value(0, 0), 1.0);
+        // Large n stays finite: 600 vs 400 is far in the tail.
+        let p = sign_test_p_value(600, 400);
+        assert!(p > 0.0 && p < 1e-9, "{p}");
     }
 
     #[test]

@@ -3,8 +3,9 @@ use burn::config::Config;
 use burn::tensor::Device;
 
 use super::HeadLikelihood;
+use crate::error::Error;
 use crate::inducing::InducingPoints;
-use crate::kernels::Rbf;
+use crate::kernels::{median_distance, Rbf};
 use crate::models::placement::{jitter_or_default, rbf_and_inducing};
 use crate::models::{InducingInit, Svgp, SvgpConfig};
 
@@ -31,6 +32,14 @@ pub struct GpHeadConfig {
     /// Standard deviation of the random initial whitened means (breaks ties between classes).
     #[config(default = 1e-3)]
     pub q_mu_init_std: f64,
+    /// Factor on the initial lengthscales, which are otherwise the median distance between the
+    /// sample's features. Below 1 the kernel decays within the data's spread, so features far from
+    /// every inducing point get more of the prior's variance back: on MNIST, 0.5 (the default)
+    /// kept the test accuracy of 1 (99.2–99.4 %) and raised the ROC-AUC of the predictive entropy
+    /// against FGSM images from 0.85–0.89 to 0.91–0.92 at ε = 0.1–0.3
+    /// (`docs/results/bayesian_svm.md`).
+    #[config(default = 0.5)]
+    pub lengthscale_factor: f64,
     /// Jitter on `K_ZZ` relative to σ² = 1; `None` picks 1e-6 in f64 and 1e-4 in f32.
     pub jitter: Option<f64>,
     /// Seed of the inducing-point placement and the initial means.
@@ -49,10 +58,22 @@ impl GpHeadConfig {
         num_data: usize,
         device: &Device,
     ) -> GpResult<Svgp<Rbf, InducingPoints, L>> {
+        if !(self.lengthscale_factor.is_finite() && self.lengthscale_factor > 0.0) {
+            return Err(Error::invalid(
+                "lengthscale_factor",
+                format!("must be finite and positive, got {}", self.lengthscale_factor),
+            ));
+        }
         let likelihood = L::for_head(self.outputs, device)?;
         let s = features.len().checked_div(d).unwrap_or(0);
         let (kernel, inducing) =
             rbf_and_inducing(features, (s, d), self.num_inducing, self.inducing_init, self.seed, device)?;
+        let kernel = if self.lengthscale_factor == 1.0 {
+            kernel
+        } else {
+            let median = median_distance(features, s, d, 1000, self.seed)?;
+            Rbf::ard(d, median * self.lengthscale_factor, 1.0, device)?
+        };
         SvgpConfig::new(num_data)
             .with_num_latent(self.outputs)
             .with_jitter(jitter_or_default(self.jitter, device))

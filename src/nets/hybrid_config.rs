@@ -46,9 +46,11 @@ impl HybridConfig {
         Self::new(GpHeadConfig::new(num_classes))
     }
 
-    /// The recipe for an SVGP regression head with `outputs` target columns: `q(u)` by Adam.
+    /// The recipe for an SVGP regression head with `outputs` target columns: `q(u)` by Adam,
+    /// lengthscales starting at the median distance between features (factor 1, as measured in
+    /// `docs/results/custom_trunk.md`).
     pub fn regression(outputs: usize) -> Self {
-        Self::new(GpHeadConfig::new(outputs)).with_natural_step(0.0)
+        Self::new(GpHeadConfig::new(outputs).with_lengthscale_factor(1.0)).with_natural_step(0.0)
     }
 
     /// The optimiser settings of the recipe for `epochs` epochs: batches of 128, Adam at 1e-3

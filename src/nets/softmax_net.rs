@@ -21,6 +21,10 @@ impl<T: Trunk> SoftmaxNet<T> {
         let fc = LinearConfig::new(trunk.out_dim(), classes).init(device);
         Self { trunk, fc }
     }
+    /// Number of classes.
+    pub fn classes(&self) -> usize {
+        self.fc.weight.dims()[1]
+    }
     /// Class logits `[B, classes]`.
     pub fn logits(&self, input: T::Input) -> Tensor<2> {
         self.fc.forward(self.trunk.features(input))

@@ -9,7 +9,7 @@ use crate::kernels::Kernel;
 use crate::models::Svgp;
 use crate::nets::{
     Cifar10Trunk, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, HeadLikelihood, HybridNet, MnistTrunk,
-    MnistTrunkConfig, Trunk,
+    MnistTrunkConfig, SoftmaxNet, Trunk,
 };
 
 impl Blueprint for MnistTrunk {
@@ -83,5 +83,20 @@ where
         let norm = FeatureNormalizer::rebuild(&spec.parts[1], device)?;
         let head = Svgp::<K, InducingPoints, L>::rebuild(&spec.parts[2], device)?;
         HybridNet::new(trunk, norm, head)
+    }
+}
+
+impl<T: Trunk + Blueprint> Blueprint for SoftmaxNet<T> {
+    /// `SoftmaxNet` with its number of classes and its trunk.
+    fn describe(&self) -> Spec {
+        Spec::new("SoftmaxNet").sizes(&[self.classes()]).part(self.trunk.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("SoftmaxNet", Some(1), Some(0), Some(1))?;
+        let classes = spec.sizes[0];
+        if !(2..=1 << 20).contains(&classes) {
+            return Err(Error::invalid("model file", format!("implausible softmax layer with {classes} classes")));
+        }
+        Ok(SoftmaxNet::new(T::rebuild(&spec.parts[0], device)?, classes, device))
     }
 }

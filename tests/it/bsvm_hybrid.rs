@@ -144,6 +144,19 @@ fn bad_input_to_the_hybrid_gives_typed_errors() {
     let head = GpHeadConfig::new(10).with_num_inducing(4).init::<MultiClassHinge>(&sample, 100, 40, &dev).unwrap();
     let norm = FeatureNormalizer::new(FeatureNorm::Batch, 50, &dev);
     assert!(matches!(HybridNet::new(trunk, norm, head), Err(Error::ShapeMismatch { .. })));
+    // The lengthscale factor scales the median-distance lengthscales; a non-positive one is an error.
+    let ls = |f: f64| {
+        let head = GpHeadConfig::new(10).with_num_inducing(4).with_lengthscale_factor(f);
+        to_vec(head.init::<MultiClassHinge>(&sample, 100, 40, &dev).unwrap().kernel.params.lengthscales.value())
+    };
+    let (one, quarter) = (ls(1.0), ls(0.25));
+    assert!(one.iter().zip(&quarter).all(|(a, b)| (b / a - 0.25).abs() < 1e-6), "{one:?} vs {quarter:?}");
+    for bad in [0.0, -1.0, f64::NAN] {
+        assert!(matches!(
+            GpHeadConfig::new(10).with_lengthscale_factor(bad).init::<MultiClassHinge>(&sample, 100, 40, &dev),
+            Err(Error::InvalidArgument { .. })
+        ));
+    }
     // Fewer than two classes, and one-hot targets of the wrong width.
     assert!(matches!(
         GpHeadConfig::new(1).init::<MultiClassHinge>(&[0.0; 400], 100, 40, &dev),

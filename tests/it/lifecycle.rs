@@ -13,7 +13,7 @@ use burn_gp::models::ep::EpConfig;
 use burn_gp::models::{
     BayesianSvm, BayesianSvmConfig, DeepGp, DeepGpConfig, EpFit, EpGpClassifier, OneVsRestBsvm, Svgp, SvgpConfig,
 };
-use burn_gp::nets::{fit_hybrid, HybridConfig, HybridNet, MnistTrunk, MnistTrunkConfig};
+use burn_gp::nets::{fit_hybrid, HybridConfig, HybridNet, MnistTrunk, MnistTrunkConfig, SoftmaxNet};
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::TrainConfig;
@@ -138,8 +138,16 @@ fn networks_with_gp_heads_load_with_their_normaliser_and_head() {
     let hybrid = HybridNet::new(cnn, norm, head).unwrap();
     hybrid.save(&path).unwrap();
     let loaded = HybridNet::<MnistTrunk>::load(&path, &dev).unwrap();
-    assert_eq!(hybrid.predict(images.clone()).unwrap().mean, loaded.predict(images).unwrap().mean);
+    assert_eq!(hybrid.predict(images.clone()).unwrap().mean, loaded.predict(images.clone()).unwrap().mean);
     assert!(matches!(HybridNet::<Mlp>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
+
+    // The softmax baseline on the same trunk.
+    let soft = SoftmaxNet::new(MnistTrunkConfig::new().with_out_dim(10).init(&dev), 7, &dev);
+    soft.save(&path).unwrap();
+    let loaded = SoftmaxNet::<MnistTrunk>::load(&path, &dev).unwrap();
+    assert_eq!(loaded.classes(), 7);
+    assert_eq!(to_vec(soft.logits(images.clone())), to_vec(loaded.logits(images)));
+    assert!(matches!(HybridNet::<MnistTrunk>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
     let _ = std::fs::remove_file(path);
 }
 
