@@ -34,7 +34,7 @@ use burn::module::Module;
 use burn::tensor::Tensor;
 use burn_gp::calibration::TemperatureScaling;
 use burn_gp::data::{data_root, load_mnist, ImageSet, MnistVariant, Subset};
-use burn_gp::metrics::{roc_auc, roc_curve};
+use burn_gp::metrics::{accuracy, roc_auc, roc_curve};
 use burn_gp::models::{entropy, ClassPredictive};
 use burn_gp::nets::{image_batch, HybridNet, MnistTrunk, MnistTrunkConfig, SoftmaxNet};
 use burn_gp::saved::SavedModel;
@@ -138,10 +138,10 @@ fn hybrid_scores(pred: &ClassPredictive, vr_samples: usize, seed: u64) -> [Vec<f
 const HYBRID_SCORES: [&str; 4] = ["VR", "1 − max p", "entropy", "latent var"];
 
 /// The softmax network's scores `[1 − max p, entropy]` and its probabilities, from logits.
-fn softmax_scores(logits: &[f64], k: usize) -> ([Vec<f64>; 2], Vec<f64>) {
-    let probs = TemperatureScaling { temperature: 1.0 }.probabilities(logits, k).unwrap_or_default();
+fn softmax_scores(logits: &[f64], k: usize) -> Result<([Vec<f64>; 2], Vec<f64>)> {
+    let probs = TemperatureScaling { temperature: 1.0 }.probabilities(logits, k)?;
     let max_p = probs.chunks(k).map(|p| 1.0 - p.iter().cloned().fold(0.0, f64::max)).collect();
-    ([max_p, entropy(&probs, k)], probs)
+    Ok(([max_p, entropy(&probs, k)], probs))
 }
 
 /// ROC-AUC of `clean` against `adv` scores (adversarial = positive).
@@ -228,9 +228,6 @@ fn run(args: &Args) -> Result<()> {
     let k = test.num_classes;
     let acc =
         |classes: &[usize]| classes.iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
-    let argmax_rows = |p: &[f64]| -> Vec<usize> {
-        p.chunks(k).map(|r| (0..k).fold(0, |b, c| if r[c] > r[b] { c } else { b })).collect()
-    };
 
     let clean = hybrid::hybrid_predictive(&valid, &test, &devices.base)?;
     let clean_scores = hybrid_scores(&clean, args.hybrid.vr_samples, args.run.seed);
@@ -245,12 +242,12 @@ fn run(args: &Args) -> Result<()> {
     let soft_clean = match &soft_valid {
         Some(s) => {
             let logits = hybrid::softmax_logits(s, &test, &devices.base)?;
-            let (scores, probs) = softmax_scores(&logits, k);
+            let (scores, probs) = softmax_scores(&logits, k)?;
             let nll_cal = match temps.as_ref().and_then(|t| t.1) {
                 Some(t) => Some(calibrated(&t, &logits)?),
                 None => None,
             };
-            Some((scores, acc(&argmax_rows(&probs)), hybrid::score(&probs, &test)?.1, nll_cal))
+            Some((scores, accuracy(&probs, k, &labels)?, hybrid::score(&probs, &test)?.1, nll_cal))
         }
         None => None,
     };
@@ -264,10 +261,10 @@ fn run(args: &Args) -> Result<()> {
         let softmax = match (&soft, &soft_clean) {
             (Some(s), Some((clean_s, ..))) => {
                 let (logits, transferred) = attack_softmax(s, &valid, &test, eps, &devices)?;
-                let (adv_s, probs) = softmax_scores(&logits, k);
+                let (adv_s, probs) = softmax_scores(&logits, k)?;
                 let t_scores = hybrid_scores(&transferred, args.hybrid.vr_samples, args.run.seed + 2);
                 Some(SoftmaxRow {
-                    accuracy: acc(&argmax_rows(&probs)),
+                    accuracy: accuracy(&probs, k, &labels)?,
                     auc: [auc(&clean_s[0], &adv_s[0]), auc(&clean_s[1], &adv_s[1])],
                     transfer_accuracy: acc(&transferred.classes()),
                     transfer_auc: std::array::from_fn(|i| auc(&clean_scores[i], &t_scores[i])),

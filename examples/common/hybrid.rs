@@ -245,18 +245,22 @@ pub fn hybrid_predictive<T: Trunk<Input = Tensor<4>>>(
     ClassPredictive::new(mean, var, set.num_classes)
 }
 
+/// The rows `[n, C]` that `rows_of` gives for the images of `set`, a chunk at a time.
+fn per_chunk(set: &ImageSet, device: &Device, rows_of: impl Fn(Tensor<4>) -> Tensor<2>) -> Result<Vec<f64>> {
+    let mut rows = Vec::new();
+    for idx in chunks(set.n) {
+        rows.extend(to_vec(rows_of(image_batch(set, &idx, device)?.images)));
+    }
+    Ok(rows)
+}
+
 /// Logits `[n, C]` of the baseline on every image of `set`.
 pub fn softmax_logits<T: Trunk<Input = Tensor<4>>>(
     net: &SoftmaxNet<T>,
     set: &ImageSet,
     device: &Device,
 ) -> Result<Vec<f64>> {
-    let mut logits = Vec::new();
-    for idx in chunks(set.n) {
-        let b = image_batch(set, &idx, device)?;
-        logits.extend(to_vec(net.logits(b.images)));
-    }
-    Ok(logits)
+    per_chunk(set, device, |images| net.logits(images))
 }
 
 /// Softmax probabilities of the baseline on every image of `set`.
@@ -265,12 +269,7 @@ fn softmax_probabilities<T: Trunk<Input = Tensor<4>>>(
     set: &ImageSet,
     device: &Device,
 ) -> Result<Vec<f64>> {
-    let mut probs = Vec::new();
-    for idx in chunks(set.n) {
-        let b = image_batch(set, &idx, device)?;
-        probs.extend(to_vec(softmax(net.logits(b.images), 1)));
-    }
-    Ok(probs)
+    per_chunk(set, device, |images| softmax(net.logits(images), 1))
 }
 
 /// Accuracy, NLL and ECE of class probabilities `[n, C]`.

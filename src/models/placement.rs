@@ -7,13 +7,14 @@ use crate::error::{Error, Result};
 use crate::inducing::{inducing_kmeans, inducing_subset, kmeans_random_start, InducingInit, InducingPoints};
 use crate::kernels::{median_distance, Rbf};
 
-/// ARD RBF kernel (σ² = 1, every lengthscale the median pairwise distance of up to 1 000 rows)
-/// and `num_inducing` inducing points placed on the rows of `x` `[n, d]` by `init` with `seed`.
+/// ARD RBF kernel (σ² = 1, every lengthscale `lengthscale_factor` times the median pairwise
+/// distance of up to 1 000 rows) and `num_inducing` inducing points placed on the rows of `x`
+/// `[n, d]` by `init` with `seed`.
 pub(crate) fn rbf_and_inducing(
     x: &[f64],
     (n, d): (usize, usize),
     num_inducing: usize,
-    init: InducingInit,
+    (init, lengthscale_factor): (InducingInit, f64),
     seed: u64,
     device: &Device,
 ) -> Result<(Rbf, InducingPoints)> {
@@ -23,7 +24,7 @@ pub(crate) fn rbf_and_inducing(
     if num_inducing == 0 || num_inducing > n {
         return Err(Error::invalid("num_inducing", format!("need 1 ≤ P ≤ n = {n} placement rows, got {num_inducing}")));
     }
-    let lengthscale = median_distance(x, n, d, 1000, seed)?;
+    let lengthscale = median_distance(x, n, d, 1000, seed)? * lengthscale_factor;
     let z = match init {
         InducingInit::Subset => inducing_subset(x, n, d, num_inducing, seed)?,
         InducingInit::KMeans => inducing_kmeans(x, n, d, num_inducing, 30, seed)?,

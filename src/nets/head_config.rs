@@ -5,7 +5,7 @@ use burn::tensor::Device;
 use super::HeadLikelihood;
 use crate::error::Error;
 use crate::inducing::InducingPoints;
-use crate::kernels::{median_distance, Rbf};
+use crate::kernels::Rbf;
 use crate::models::placement::{jitter_or_default, rbf_and_inducing};
 use crate::models::{InducingInit, Svgp, SvgpConfig};
 
@@ -66,14 +66,8 @@ impl GpHeadConfig {
         }
         let likelihood = L::for_head(self.outputs, device)?;
         let s = features.len().checked_div(d).unwrap_or(0);
-        let (kernel, inducing) =
-            rbf_and_inducing(features, (s, d), self.num_inducing, self.inducing_init, self.seed, device)?;
-        let kernel = if self.lengthscale_factor == 1.0 {
-            kernel
-        } else {
-            let median = median_distance(features, s, d, 1000, self.seed)?;
-            Rbf::ard(d, median * self.lengthscale_factor, 1.0, device)?
-        };
+        let placement = (self.inducing_init, self.lengthscale_factor);
+        let (kernel, inducing) = rbf_and_inducing(features, (s, d), self.num_inducing, placement, self.seed, device)?;
         SvgpConfig::new(num_data)
             .with_num_latent(self.outputs)
             .with_jitter(jitter_or_default(self.jitter, device))

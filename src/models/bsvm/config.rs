@@ -57,7 +57,7 @@ impl BayesianSvmConfig {
         d: usize,
         device: &Device,
     ) -> GpResult<(Rbf, InducingPoints)> {
-        rbf_and_inducing(x, (n, d), self.num_inducing, self.inducing_init, self.seed, device)
+        rbf_and_inducing(x, (n, d), self.num_inducing, (self.inducing_init, 1.0), self.seed, device)
     }
 
     fn svgp_config(&self, num_latent: usize, num_data: usize, device: &Device) -> SvgpConfig {
