@@ -10,11 +10,14 @@
 //! cargo run --release --example skewgp_pmlb                                # every binary set, 5 folds
 //! cargo run --release --example skewgp_pmlb -- --multiclass                # plus pmlb_multiclass, class 0 vs 1
 //! cargo run --release --example skewgp_pmlb -- --sets sonar,bupa --folds-run 2 --max-train 150 --json
+//! cargo run --release --example skewgp_pmlb -- --sets sonar --first-fold 3 --folds-run 1 --json > f3.jsonl
+//! cargo run --release --example skewgp_pmlb -- --summarise f0.jsonl,f1.jsonl,f2.jsonl,f3.jsonl,f4.jsonl
 //! ```
 //!
 //! Protocol: each set's rows with class 0 or 1 (binary sets: all rows; `--multiclass` adds the
 //! multi-class sets of `<data>/pmlb_multiclass` binarised to class 0 vs 1 as in the paper), split
-//! into `--folds` stratified folds (seeded); `--folds-run K` runs only the first K folds and
+//! into `--folds` stratified folds (seeded); `--folds-run K` runs only K folds, from fold
+//! `--first-fold F` on (each fold is the same whichever process runs it), and
 //! `--max-train N` subsamples larger training folds (stratified, seeded), `--max-rows N` skips
 //! bigger sets. All three methods start from the same kernel: σ² = 1 and one median-heuristic
 //! lengthscale for every feature (the paper's code starts at ℓ = 1, which on standardised inputs in
@@ -40,13 +43,15 @@
 //! training curve (`skewgp_pmlb_curves_<set>_<method>.svg`).
 //!
 //! `--json`: one line per set,
-//! `{"set","rows","features","folds","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep","info_skew2ep","acc_skew2ep"}`
+//! `{"set","rows","features","folds","first_fold","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep","info_skew2ep","acc_skew2ep"}`
 //! (fold means), plus `qmc_se_skew2`, `qmc_se_skew0`, `qmc_se_skew0ep` (the lattice's standard
 //! error of the fold-mean information in bits, `null` without `--exact-se`) and
 //! `qmc_points_skew2` etc. (the largest lattice used, points per shift; a set that fails has an
 //! `error` key instead), then the final summary line with
 //! exactly the keys `{"example":"skewgp_pmlb","sets":…,"info_skew2":…,"info_skew0":…,"info_gpep":…,"acc_skew2":…}`
-//! (means over the sets that succeeded; `sets` is their number).
+//! (means over the sets that succeeded; `sets` is their number). `--summarise FILES` trains
+//! nothing: it merges saved set lines per set (fold-weighted, e.g. the five one-fold runs of a
+//! set) and prints the same table and lines.
 mod common;
 #[path = "common/skew.rs"]
 mod skew;
@@ -105,9 +110,19 @@ struct Args {
     /// Number of cross-validation folds.
     #[arg(long, default_value_t = 5)]
     folds: usize,
-    /// Run only the first K folds (0 = all).
+    /// Run only K folds (0 = all from `--first-fold` on).
     #[arg(long, default_value_t = 0)]
     folds_run: usize,
+    /// The first fold to run (0-based): `--first-fold F --folds-run 1` runs fold F alone, so the
+    /// folds of one set can run as separate processes and be merged by `--summarise`.
+    #[arg(long, default_value_t = 0)]
+    first_fold: usize,
+    /// Train nothing: merge the `--json` set lines saved in these files (comma-separated) and print
+    /// the tables. Lines of one set that cover different folds (`first_fold`, `folds`) are
+    /// combined, fold-weighted; a fold range seen twice counts once (the first line). Sets with
+    /// fewer than `--folds` folds get their row but stay out of the means.
+    #[arg(long, value_delimiter = ',')]
+    summarise: Vec<std::path::PathBuf>,
     /// SkewGP test predictions: `exact` (Corollary 2 as a ratio of two Genz estimates with common
     /// random numbers, `--exact-points` × `--exact-shifts` lattice points; no sampling) or
     /// `sampled` (route B, Rao-Blackwellised over `--samples` lin-ess draws of U₁).
@@ -207,12 +222,14 @@ fn main() {
 }
 
 fn run(args: Args) -> Result<()> {
+    if !args.summarise.is_empty() {
+        return summarise(&args);
+    }
     let root = data_root(args.opts.data.as_deref())?;
     let figures = args.plot.figures("skewgp_pmlb")?;
     let names = resolve_sets(&args, &root)?;
     let mut per_set: Vec<[Summary; 5]> = Vec::new();
-    println!("| set | rows | d | info SkewGP2 | info SkewGP0 | info GP-EP | info SkewGP0 at EP kernel | info SkewGP2 at EP kernel | acc SkewGP2 | acc SkewGP0 | acc GP-EP | acc SkewGP2 at EP kernel |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    print_header();
     for name in &names {
         let set = match load_binary(&root, name) {
             Ok(set) => set,
@@ -228,12 +245,24 @@ fn run(args: Args) -> Result<()> {
         }
         match run_set(&args, &figures, name, &set) {
             Ok(summary) => {
-                print_set(&args, name, rows, set.d, &summary);
+                print_set_line(&args, name, rows, set.d, fold_range(&args)?, &summary);
                 per_set.push(summary);
             }
             Err(e) => report_failure(&args, name, &e),
         }
     }
+    print_means(&args, &per_set);
+    Ok(())
+}
+
+/// The per-set table's header.
+fn print_header() {
+    println!("| set | rows | d | info SkewGP2 | info SkewGP0 | info GP-EP | info SkewGP0 at EP kernel | info SkewGP2 at EP kernel | acc SkewGP2 | acc SkewGP0 | acc GP-EP | acc SkewGP2 at EP kernel |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+}
+
+/// The means over the sets (table, and the summary JSON line with `--json`).
+fn print_means(args: &Args, per_set: &[[Summary; 5]]) {
     let over_sets = |m: usize, f: fn(&Summary) -> f64| mean(&per_set.iter().map(|s| f(&s[m])).collect::<Vec<_>>());
     println!();
     common::print_table(
@@ -262,6 +291,111 @@ fn run(args: Args) -> Result<()> {
             })
         );
     }
+}
+
+/// `(first fold, number of folds)` that `--first-fold` and `--folds-run` ask for.
+fn fold_range(args: &Args) -> Result<(usize, usize)> {
+    if args.first_fold >= args.folds {
+        return Err(Error::invalid("first-fold", format!("{} is not below --folds {}", args.first_fold, args.folds)));
+    }
+    let left = args.folds - args.first_fold;
+    Ok((args.first_fold, if args.folds_run == 0 { left } else { args.folds_run.min(left) }))
+}
+
+/// One `--json` set line read back: its fold range and per-method fold means.
+struct SetLine {
+    set: String,
+    rows: usize,
+    d: usize,
+    first_fold: usize,
+    folds: usize,
+    summary: [Summary; 5],
+}
+
+impl SetLine {
+    /// Parses a set line (`None` for the summary line, failures and other lines).
+    fn parse(v: &serde_json::Value) -> Option<Self> {
+        let set = v["set"].as_str()?;
+        if v.get("error").is_some() {
+            return None;
+        }
+        let count = |k: &str| v[k].as_u64().map(|c| c as usize);
+        let number = |k: String| v[k.as_str()].as_f64().unwrap_or(f64::NAN);
+        let summary = METHODS.map(|m| Summary {
+            information: number(format!("info_{m}")),
+            accuracy: number(format!("acc_{m}")),
+            seconds: number(format!("time_{m}_s")),
+            qmc: (number(format!("qmc_se_{m}")), number(format!("qmc_points_{m}"))),
+        });
+        Some(Self {
+            set: set.to_string(),
+            rows: count("rows")?,
+            d: count("features")?,
+            first_fold: count("first_fold").unwrap_or(0),
+            folds: count("folds").filter(|&f| f > 0)?,
+            summary,
+        })
+    }
+}
+
+/// Fold-weighted merge of one method's summaries over disjoint fold ranges: means weighted by
+/// the folds each covers; the lattice standard errors combine as `√(Σ (k_i se_i)²) / Σ k_i`.
+fn merge_summaries(parts: &[(usize, Summary)]) -> Summary {
+    let total = parts.iter().map(|p| p.0).sum::<usize>().max(1) as f64;
+    let weighted = |f: fn(&Summary) -> f64| parts.iter().map(|(k, s)| *k as f64 * f(s)).sum::<f64>() / total;
+    let se = parts.iter().map(|(k, s)| (*k as f64 * s.qmc.0).powi(2)).sum::<f64>().sqrt() / total;
+    Summary {
+        information: weighted(|s| s.information),
+        accuracy: weighted(|s| s.accuracy),
+        seconds: weighted(|s| s.seconds),
+        qmc: (se, parts.iter().map(|p| p.1.qmc.1).fold(f64::NAN, f64::max)),
+    }
+}
+
+/// `--summarise`: merges the saved set lines per set (in order of first appearance) and prints
+/// the tables as a run would.
+fn summarise(args: &Args) -> Result<()> {
+    let mut lines: Vec<SetLine> = Vec::new();
+    for path in &args.summarise {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        for line in text.lines().filter(|l| l.trim_start().starts_with('{')) {
+            let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
+            let Some(parsed) = SetLine::parse(&v) else { continue };
+            let seen = lines.iter().any(|l| {
+                l.set == parsed.set
+                    && l.first_fold < parsed.first_fold + parsed.folds
+                    && parsed.first_fold < l.first_fold + l.folds
+            });
+            if seen {
+                eprintln!("{}: folds {}.. overlap an earlier line; skipped", parsed.set, parsed.first_fold);
+                continue;
+            }
+            lines.push(parsed);
+        }
+    }
+    let mut names: Vec<&str> = Vec::new();
+    for l in &lines {
+        if !names.contains(&l.set.as_str()) {
+            names.push(&l.set);
+        }
+    }
+    print_header();
+    let mut per_set = Vec::new();
+    for name in names {
+        let parts: Vec<&SetLine> = lines.iter().filter(|l| l.set == name).collect();
+        let folds: usize = parts.iter().map(|l| l.folds).sum();
+        let summary: [Summary; 5] = std::array::from_fn(|m| {
+            merge_summaries(&parts.iter().map(|l| (l.folds, l.summary[m])).collect::<Vec<_>>())
+        });
+        let first = parts[0];
+        print_set_line(args, name, first.rows, first.d, (0, folds), &summary);
+        if folds < args.folds {
+            eprintln!("{name}: {folds} of {} folds, left out of the means", args.folds);
+        } else {
+            per_set.push(summary);
+        }
+    }
+    print_means(args, &per_set);
     Ok(())
 }
 
@@ -351,9 +485,9 @@ fn append_fold(path: &Path, name: &str, fold: usize, rows: &[Vec<usize>; 2]) -> 
 /// Runs the methods on every fold of `set`; fold means per method.
 fn run_set(args: &Args, figures: &Figures, name: &str, set: &BinarySet) -> Result<[Summary; 5]> {
     let folds = stratified_folds(&set.y, args.folds, args.seed)?;
-    let run = if args.folds_run == 0 { args.folds } else { args.folds_run.min(args.folds) };
+    let (first, run) = fold_range(args)?;
     let mut scores: [Vec<Score>; 5] = Default::default();
-    for f in 0..run {
+    for f in first..first + run {
         let (fold, rows) = make_fold(args, set, &folds, f)?;
         if let Some(path) = &args.folds_out {
             append_fold(path, name, f, &rows)?;
@@ -377,8 +511,9 @@ fn run_set(args: &Args, figures: &Figures, name: &str, set: &BinarySet) -> Resul
             }
             if !args.opts.json {
                 eprintln!(
-                    "{name} fold {}/{run} {method}: information {:.4}, accuracy {:.4}, {:.1} s",
+                    "{name} fold {}/{} {method}: information {:.4}, accuracy {:.4}, {:.1} s",
                     f + 1,
+                    args.folds,
                     score.information,
                     score.accuracy,
                     score.seconds
@@ -495,7 +630,7 @@ fn skew0_at(
     seed: u64,
 ) -> Result<(Vec<f64>, (f64, f64))> {
     let config = skew_config(args, 0, seed, y.len());
-    let prior = SkewGp::new(kernel, &[], &[], &[], config.jitter, &x_test.device())?;
+    let prior = SkewGp::new(kernel, &[], &[], &[], config.nugget_on(&x_test.device()), &x_test.device())?;
     let mut posterior = SkewGpPosterior::new(prior, x.clone().inner(), y)?;
     if config.samples > 0 {
         posterior.sample(&config.chain_config(), config.variant)?;
@@ -588,7 +723,7 @@ fn score(prob: &[f64], y: &[f64], seconds: f64) -> Score {
 }
 
 /// Prints a set's markdown row (and its JSON line with `--json`).
-fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 5]) {
+fn print_set_line(args: &Args, name: &str, rows: usize, d: usize, (first, folds): (usize, usize), s: &[Summary; 5]) {
     println!(
         "| {name} | {rows} | {d} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
         s[0].information,
@@ -606,7 +741,7 @@ fn print_set(args: &Args, name: &str, rows: usize, d: usize, s: &[Summary; 5]) {
             "{}",
             json!({
                 "set": name, "rows": rows, "features": d,
-                "folds": if args.folds_run == 0 { args.folds } else { args.folds_run.min(args.folds) },
+                "folds": folds, "first_fold": first,
                 "info_skew2": num(s[0].information), "info_skew0": num(s[1].information), "info_gpep": num(s[2].information),
                 "acc_skew2": num(s[0].accuracy), "acc_skew0": num(s[1].accuracy), "acc_gpep": num(s[2].accuracy),
                 "time_skew2_s": num(s[0].seconds), "time_skew0_s": num(s[1].seconds), "time_gpep_s": num(s[2].seconds),

@@ -37,7 +37,9 @@ Protocol per fold (as in `skewgp_pmlb`):
     with max_iters / R each (GPy's tutorial uses 5 rounds).  Laplace re-finds the mode at every
     evaluation (warm-started), GPy's only mode;
   * if the optimisation raises or ends with a non-finite objective or parameters (or non-finite
-    predictions), the failure is counted and the fold falls back to the unoptimised model;
+    predictions), or runs past `--fold-timeout` seconds (0 = no limit; GPy's nested EP can run for
+    tens of minutes on one fold), the failure is counted and the fold falls back to the
+    unoptimised model;
   * prediction `p(y=1|x) = m.predict(Xtest)[0]` (the Bernoulli predictive mean, probit link
     included: Phi(mu / sqrt(1 + var)));
   * scores on the test rows: information in bits `1 + y log2 p + (1 - y) log2(1 - p)` with p
@@ -59,6 +61,7 @@ import gzip
 import json
 import math
 import os
+import signal
 import sys
 import time
 import warnings
@@ -150,12 +153,20 @@ def healthy(m):
     return bool(np.isfinite(m.log_likelihood()) and np.all(np.isfinite(m.optimizer_array)))
 
 
+def fold_timed_out(signum, frame):
+    """SIGALRM handler of `--fold-timeout`: the fold's fit counts as a failure."""
+    raise TimeoutError("fold ran past --fold-timeout")
+
+
 def run_fold(GPy, args, method, x_tr, y_tr, x_te, seed):
     """Fits one method on one fold; returns (p_test, seconds, failed, message)."""
     ell = median_distance(x_tr)
     t0 = time.perf_counter()
     np.random.seed(seed)
     failed, message = False, ""
+    if args.fold_timeout > 0:
+        signal.signal(signal.SIGALRM, fold_timed_out)
+        signal.alarm(args.fold_timeout)
     try:
         m = build_model(GPy, method, x_tr, y_tr, ell, args.ep_mode)
         rounds = args.rounds if (method == "ep" and args.ep_mode == "alternated") else 1
@@ -169,7 +180,9 @@ def run_fold(GPy, args, method, x_tr, y_tr, x_te, seed):
         p = np.asarray(m.predict(x_te)[0]).ravel()
         if not np.all(np.isfinite(p)):
             raise FloatingPointError("non-finite predictions")
+        signal.alarm(0)
     except Exception as exc:  # noqa: BLE001 -- any failure falls back to the initial model
+        signal.alarm(0)
         failed, message = True, f"{type(exc).__name__}: {exc}"
         np.random.seed(seed)
         m = build_model(GPy, method, x_tr, y_tr, ell, args.ep_mode)
@@ -190,6 +203,7 @@ def main():
     ap.add_argument("--ep-mode", choices=("nested", "alternated"), default="nested")
     ap.add_argument("--rounds", type=int, default=5, help="optimize() calls with --ep-mode alternated")
     ap.add_argument("--max-folds", type=int, default=0, help="run only the first K folds per set (0 = all)")
+    ap.add_argument("--fold-timeout", type=int, default=0, help="seconds per fold and method before it counts as a failure (0 = none)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--out", default="", help="JSON-lines output file (also printed)")
     args = ap.parse_args()

@@ -3,13 +3,14 @@
 //!
 //! `tests/hybrid_mnist.rs` stays a binary of its own: it checks that a seeded run repeats bit for
 //! bit, which tests drawing from the same device's generator in parallel threads would break.
+//! `tests/f32/` holds the tests that run in f32: a backend's precision is fixed once per process,
+//! and this binary runs in f64.
 #[path = "../common/mod.rs"]
 mod common;
 mod ep_support;
 
 mod backend_agreement;
 mod bsvm_golden;
-mod bsvm_hybrid;
 mod bsvm_math;
 mod bsvm_train;
 mod data_loaders;

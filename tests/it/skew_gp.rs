@@ -592,3 +592,10 @@ fn spsa_option_trains_too() {
     let tail = r[r.len() - 5..].iter().map(|e| e.objective).sum::<f64>() / 5.0;
     assert!(tail < head, "SPSA: {head} → {tail}");
 }
+
+#[test]
+fn the_nugget_is_the_configured_jitter_on_f64_devices() {
+    let config = SkewGpConfig::new().with_jitter(3e-7);
+    let expected = if is_f64() { 3e-7 } else { burn_gp::models::skew_gp::F32_NUGGET_FLOOR };
+    assert_eq!(config.nugget_on(&device()), expected);
+}

@@ -35,7 +35,7 @@ mod prior;
 mod spsa;
 mod train;
 
-pub use config::{Objective, SkewGpConfig, SkewOptimizer};
+pub use config::{Objective, SkewGpConfig, SkewOptimizer, F32_NUGGET_FLOOR};
 pub use objective::{partition, BlockTerms};
 pub use posterior::{Prediction, SkewGpPosterior};
 pub use prior::SkewGp;

@@ -62,7 +62,7 @@ impl SkewGpConfig {
         rows.shuffle(&mut StdRng::seed_from_u64(config.seed ^ 0x5ce7));
         let r: Vec<f64> = rows[..s].iter().flat_map(|&i| xs[i * p..(i + 1) * p].iter().map(|v| v + 1e-3)).collect();
         let phases = config.phases.clone().unwrap_or_else(|| vec![1.0; s]);
-        SkewGp::new(kernel, &r, &phases, &vec![0.0; s], config.jitter, &x.device())
+        SkewGp::new(kernel, &r, &phases, &vec![0.0; s], config.nugget_on(&x.device()), &x.device())
     }
 }
 
