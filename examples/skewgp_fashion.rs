@@ -40,8 +40,10 @@
 //! the training curves of both methods on each run class C.
 //!
 //! `--json` prints one final line with exactly the keys
-//! `{"example":"skewgp_fashion","train":…,"test":…,"classes":…,"acc_skew2":[…],"acc_gpep":[…],"ovr_acc_skew2":…,"ovr_acc_gpep":…,"time_skew2_s":…,"time_gpep_s":…}`:
-//! `classes` is the list of run classes, `acc_*` their test accuracies in that order,
+//! `{"example":"skewgp_fashion","train":…,"test":…,"classes":…,"acc_skew2":[…],"acc_gpep":[…],"nll_skew2":[…],"nll_gpep":[…],"error_auc_skew2":[…],"error_auc_gpep":[…],"ovr_acc_skew2":…,"ovr_acc_gpep":…,"time_skew2_s":…,"time_gpep_s":…}`:
+//! `classes` is the list of run classes, `acc_*` their test accuracies in that order, `nll_*`
+//! their test negative log predictive probabilities (nats per image), `error_auc_*` the ROC
+//! area of the decision standard deviation as a score for the misclassified test images,
 //! `ovr_acc_*` the one-vs-rest 10-class test accuracy (null unless all 10 classes ran), and
 //! `time_*_s` the total seconds over the run classes.
 mod common;
@@ -59,20 +61,31 @@ use burn::tensor::Tensor;
 use burn_gp::data::{data_root, load_mnist, MnistVariant, Subset};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
-use burn_gp::metrics::binary_probs;
+use burn_gp::metrics::{self, binary_probs};
 use burn_gp::special::norm_cdf;
 use burn_gp::tensors::matrix;
 use burn_gp::train::History;
 use burn_gp::{Error, Result};
 use clap::Parser;
-use common::plot::{Figures, HistogramPanel, PlotOptions};
+use common::plot::{Figures, HistogramPanel, PlotOptions, ScatterPanel};
 use common::BasicOptions;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
 use serde_json::json;
 use skew::SkewOptions;
 use tabular::{mean, median};
+
+/// The two compared methods.
+#[derive(clap::ValueEnum, Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum Method {
+    /// The skew GP with `s = 2`.
+    Skew2,
+    /// Our GP-EP classifier.
+    Gpep,
+}
 
 /// Fashion-MNIST's class names, by label.
 const CLASS_NAMES: [&str; 10] =
@@ -116,6 +129,20 @@ struct Args {
     /// Random seed (image draw, EP inducing subset, pseudo-point initialisation, QMC, sampler).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+    /// The methods to run: `skew2`, `gpep` or both. With one, nothing is reported: its lines go
+    /// to `--save`, to be reported with the other's by `--merge`.
+    #[arg(long, value_delimiter = ',', default_value = "skew2,gpep")]
+    methods: Vec<Method>,
+    /// Append each class's test predictions and training curve to this file, one JSON line per
+    /// class and method, so that classes and methods run as separate processes can be reported
+    /// together by `--merge`.
+    #[arg(long, value_name = "FILE")]
+    save: Option<PathBuf>,
+    /// Train nothing: report the lines saved by `--save` in these comma-separated files as one
+    /// run (every line must have this run's `--train`, `--test` and `--seed`; a class and method
+    /// may appear once; classes without both methods are left out).
+    #[arg(long, value_delimiter = ',', value_name = "FILES")]
+    merge: Vec<PathBuf>,
 }
 
 /// The drawn images: pixels in `[0, 1]`, row-major `[n, 784]`, and their labels.
@@ -128,6 +155,7 @@ struct Split {
 }
 
 /// One method's test predictions on one binary problem.
+#[derive(Serialize, Deserialize)]
 struct MethodResult {
     /// `p(y = 1)` per test image.
     prob: Vec<f64>,
@@ -146,6 +174,20 @@ impl MethodResult {
         hits as f64 / y.len().max(1) as f64
     }
 
+    /// Test negative log predictive probability (nats per image) of 0/1 labels `y`.
+    fn nll(&self, y: &[f64]) -> Result<f64> {
+        let labels: Vec<usize> = y.iter().map(|&v| usize::from(v > 0.5)).collect();
+        metrics::nll(&metrics::binary_probs(&self.prob)?, 2, &labels)
+    }
+
+    /// How well the decision standard deviation singles out the misclassified test images: the
+    /// area under the ROC curve of `decision_std` as a score for "misclassified" (0.5: no better
+    /// than chance; Fig. 11's claim is that SkewGP2's errors have high decision std).
+    fn error_auc(&self, y: &[f64]) -> Result<f64> {
+        let wrong: Vec<bool> = self.prob.iter().zip(y).map(|(p, y)| (*p > 0.5) != (*y > 0.5)).collect();
+        metrics::roc_auc(&self.decision_std, &wrong)
+    }
+
     /// Decision standard deviations of the misclassified test images.
     fn misclassified_std(&self, y: &[f64]) -> Vec<f64> {
         self.prob
@@ -156,6 +198,18 @@ impl MethodResult {
             .map(|(_, s)| *s)
             .collect()
     }
+}
+
+/// One method's result on one class-vs-rest problem, with the run's sizes and seed: the line
+/// `--save` writes.
+#[derive(Serialize, Deserialize)]
+struct SavedLine {
+    class: usize,
+    method: Method,
+    train: usize,
+    test: usize,
+    seed: u64,
+    result: MethodResult,
 }
 
 /// Both methods' results on one class-vs-rest problem.
@@ -179,22 +233,48 @@ fn run(args: Args) -> Result<()> {
     if !args.opts.json {
         eprintln!("median-heuristic lengthscale {ell:.4} (from {} training images)", args.train.min(MEDIAN_ROWS));
     }
-    println!("| class | name | test positives | acc SkewGP2 | acc GP-EP | errors SkewGP2 | errors GP-EP | median std of errors SkewGP2 | median std of errors GP-EP | time SkewGP2 (s) | time GP-EP (s) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    println!("| class | name | test positives | acc SkewGP2 | acc GP-EP | NLL SkewGP2 | NLL GP-EP | errors SkewGP2 | errors GP-EP | median std of errors SkewGP2 | median std of errors GP-EP | error AUC of std SkewGP2 | error AUC of std GP-EP | time SkewGP2 (s) | time GP-EP (s) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut results = Vec::new();
-    for &class in &args.classes {
-        let result = run_class(&args, &split, class, ell)?;
-        print_class(&split, &result);
-        let runs = [("SkewGP2", &result.skew2.history), ("GP-EP", &result.gpep.history)];
-        let title = format!("Fashion-MNIST class {class} ({}) vs rest: training", CLASS_NAMES[class]);
-        figures.curves(&format!("curves_class{class}"), &title, &runs)?;
-        results.push(result);
+    if args.merge.is_empty() {
+        for &class in &args.classes {
+            let mut lines = Vec::new();
+            for &method in &args.methods {
+                let result = run_method(&args, &split, class, ell, method)?;
+                let line = SavedLine { class, method, train: args.train, test: args.test, seed: args.seed, result };
+                if let Some(path) = &args.save {
+                    append_line(path, &line)?;
+                }
+                lines.push(line);
+            }
+            results.extend(pair_lines(lines)?);
+        }
+        if results.is_empty() {
+            eprintln!("one method run: its lines are in --save; report them with --merge");
+            return Ok(());
+        }
+    } else {
+        results = read_saved(&args)?;
     }
+    for result in &results {
+        print_class(&split, result)?;
+        let runs = [("SkewGP2", &result.skew2.history), ("GP-EP", &result.gpep.history)];
+        let title = format!("Fashion-MNIST class {} ({}) vs rest: training", result.class, CLASS_NAMES[result.class]);
+        figures.curves(&format!("curves_class{}", result.class), &title, &runs)?;
+    }
+    let classes: Vec<usize> = results.iter().map(|r| r.class).collect();
     let y_of = |class: usize| binary_labels(&split.labels_test, class);
     let acc = |pick: fn(&ClassResult) -> &MethodResult| -> Vec<f64> {
         results.iter().map(|r| pick(r).accuracy(&y_of(r.class))).collect()
     };
     let (acc_skew2, acc_gpep) = (acc(|r| &r.skew2), acc(|r| &r.gpep));
+    let per_class = |f: fn(&MethodResult, &[f64]) -> Result<f64>, pick: fn(&ClassResult) -> &MethodResult| {
+        results.iter().map(|r| f(pick(r), &y_of(r.class))).collect::<Result<Vec<f64>>>()
+    };
+    let (nll_skew2, nll_gpep) =
+        (per_class(MethodResult::nll, |r| &r.skew2)?, per_class(MethodResult::nll, |r| &r.gpep)?);
+    let (auc_skew2, auc_gpep) =
+        (per_class(MethodResult::error_auc, |r| &r.skew2)?, per_class(MethodResult::error_auc, |r| &r.gpep)?);
     let ovr_skew2 = one_vs_rest_accuracy(&results, &split.labels_test, |r| &r.skew2);
     let ovr_gpep = one_vs_rest_accuracy(&results, &split.labels_test, |r| &r.gpep);
     let time_skew2: f64 = results.iter().map(|r| r.skew2.seconds).sum();
@@ -210,6 +290,10 @@ fn run(args: Args) -> Result<()> {
             ("mean binary accuracy SkewGP2", format!("{:.4}", mean(&acc_skew2))),
             ("mean binary accuracy GP-EP", format!("{:.4}", mean(&acc_gpep))),
             ("problems where SkewGP2 > GP-EP", format!("{wins} of {}", results.len())),
+            ("mean test NLL SkewGP2 (nats)", format!("{:.4}", mean(&nll_skew2))),
+            ("mean test NLL GP-EP (nats)", format!("{:.4}", mean(&nll_gpep))),
+            ("mean error AUC of the decision std SkewGP2", format!("{:.4}", mean(&auc_skew2))),
+            ("mean error AUC of the decision std GP-EP", format!("{:.4}", mean(&auc_gpep))),
             ("one-vs-rest accuracy SkewGP2", fmt(ovr_skew2)),
             ("one-vs-rest accuracy GP-EP", fmt(ovr_gpep)),
             ("time SkewGP2 (s, all classes)", format!("{time_skew2:.1}")),
@@ -220,6 +304,7 @@ fn run(args: Args) -> Result<()> {
     );
     write_histograms(&args, &figures, &results, &split.labels_test)?;
     plot_reliability(&args, &figures, &results, &split.labels_test)?;
+    plot_scatter(&args, &figures, &results, &split.labels_test)?;
     if args.opts.json {
         println!(
             "{}",
@@ -227,9 +312,13 @@ fn run(args: Args) -> Result<()> {
                 "example": "skewgp_fashion",
                 "train": args.train,
                 "test": args.test,
-                "classes": args.classes,
+                "classes": classes,
                 "acc_skew2": acc_skew2,
                 "acc_gpep": acc_gpep,
+                "nll_skew2": nll_skew2,
+                "nll_gpep": nll_gpep,
+                "error_auc_skew2": auc_skew2,
+                "error_auc_gpep": auc_gpep,
                 "ovr_acc_skew2": ovr_skew2,
                 "ovr_acc_gpep": ovr_gpep,
                 "time_skew2_s": time_skew2,
@@ -250,6 +339,12 @@ fn check_args(args: &Args) -> Result<()> {
     }
     if let Some(c) = args.classes.iter().chain([&args.fig_class]).find(|&&c| c >= CLASS_NAMES.len()) {
         return Err(Error::invalid("classes", format!("class {c} is not in 0..10")));
+    }
+    if args.merge.is_empty() && args.save.is_none() && args.methods.len() < 2 {
+        return Err(Error::invalid("methods", "a run of one method reports nothing: give --save FILE"));
+    }
+    if args.methods.is_empty() || (args.methods.len() == 2 && args.methods[0] == args.methods[1]) {
+        return Err(Error::invalid("methods", format!("need skew2, gpep or both, got {:?}", args.methods)));
     }
     if args.classes.is_empty() {
         return Err(Error::invalid("classes", "need at least one class"));
@@ -301,37 +396,40 @@ fn binary_labels(labels: &[usize], class: usize) -> Vec<f64> {
     labels.iter().map(|&l| f64::from(u8::from(l == class))).collect()
 }
 
-/// Trains and tests SkewGP2 and GP-EP on `class` vs rest, both from lengthscale `ell`.
-fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<ClassResult> {
+/// Trains and tests `method` on `class` vs rest, from lengthscale `ell`.
+fn run_method(args: &Args, split: &Split, class: usize, ell: f64, method: Method) -> Result<MethodResult> {
     let (base, train_dev) = args.opts.devices()?;
     let (n, m, d) = (split.labels_train.len(), split.labels_test.len(), split.d);
     let x = matrix(split.x_train.clone(), n, d, &train_dev)?;
     let x_test = matrix(split.x_test.clone(), m, d, &base)?;
     let seed = args.seed.wrapping_add(class as u64);
     let progress = args.opts.progress();
-
     let classes: Vec<usize> = split.labels_train.iter().map(|&l| usize::from(l == class)).collect();
     let t0 = Instant::now();
-    let config = args.skew.skew_config(2, n, seed, progress);
-    let model = config.init(Rbf::new(&[ell], 1.0, &train_dev)?, &x)?;
-    let fit = model.fit(&x, &classes, &config)?;
-    let prediction = fit.posterior.predict_details(&x_test)?;
-    let skew2 = MethodResult {
-        prob: prediction.prob,
-        decision_std: prediction.decision_std,
-        seconds: t0.elapsed().as_secs_f64(),
-        history: fit.history.clone(),
-    };
-    if !args.opts.json {
-        eprintln!(
-            "class {class} SkewGP2: phases {:?}, γ {:?}, {:.1} s",
-            fit.phases,
-            fit.posterior.model().gamma_host(),
-            skew2.seconds
-        );
+    if method == Method::Skew2 {
+        let config = args.skew.skew_config(2, n, seed, progress);
+        let model = config.init(Rbf::new(&[ell], 1.0, &train_dev)?, &x)?;
+        let fit = model.fit(&x, &classes, &config)?;
+        let prediction = fit.posterior.predict_details(&x_test)?;
+        let seconds = t0.elapsed().as_secs_f64();
+        if !args.opts.json {
+            eprintln!(
+                "class {class} SkewGP2: phases {:?}, γ {:?}, kept epoch {:?}; {seconds:.1} s (training {:.1}, posterior and draws {:.1}, prediction {:.1})",
+                fit.phases,
+                fit.posterior.model().gamma_host(),
+                fit.selected.map(|s| s.0),
+                fit.train_s,
+                fit.sample_s,
+                seconds - fit.train_s - fit.sample_s
+            );
+        }
+        return Ok(MethodResult {
+            prob: prediction.prob,
+            decision_std: prediction.decision_std,
+            seconds,
+            history: fit.history,
+        });
     }
-
-    let t1 = Instant::now();
     let inducing = ep_inducing(args, split, seed, &train_dev)?;
     let ep = args.skew.fit_ep(Rbf::new(&[ell], 1.0, &train_dev)?, inducing, &x, &classes, seed, progress)?;
     let (mean, var) = ep.predict_latent(&Tensor::from_data(x_test.to_data(), &train_dev))?;
@@ -344,11 +442,79 @@ fn run_class(args: &Args, split: &Split, class: usize, ell: f64) -> Result<Class
             (q * (1.0 - q)).max(0.0).sqrt()
         })
         .collect();
-    let gpep = MethodResult { prob, decision_std, seconds: t1.elapsed().as_secs_f64(), history: ep.history.clone() };
+    let seconds = t0.elapsed().as_secs_f64();
     if !args.opts.json {
-        eprintln!("class {class} GP-EP: {:.1} s", gpep.seconds);
+        eprintln!("class {class} GP-EP: {seconds:.1} s");
     }
-    Ok(ClassResult { class, skew2, gpep })
+    Ok(MethodResult { prob, decision_std, seconds, history: ep.history })
+}
+
+/// Pairs each class's SkewGP2 and GP-EP lines (in class order); classes with only one are left
+/// out. A class and method given twice is an error.
+fn pair_lines(lines: Vec<SavedLine>) -> Result<Vec<ClassResult>> {
+    let mut slots: Vec<[Option<MethodResult>; 2]> = (0..CLASS_NAMES.len()).map(|_| [None, None]).collect();
+    for line in lines {
+        let slot = &mut slots[line.class][usize::from(line.method == Method::Gpep)];
+        if slot.is_some() {
+            return Err(Error::invalid("merge", format!("class {} {:?} given twice", line.class, line.method)));
+        }
+        *slot = Some(line.result);
+    }
+    Ok(slots
+        .into_iter()
+        .enumerate()
+        .filter_map(|(class, [skew2, gpep])| Some(ClassResult { class, skew2: skew2?, gpep: gpep? }))
+        .collect())
+}
+
+/// Appends `line` as one JSON line to `path`.
+fn append_line(path: &Path, line: &SavedLine) -> Result<()> {
+    use std::io::Write;
+    let io = |source| Error::Io { path: path.to_path_buf(), source };
+    let line = serde_json::to_string(line).map_err(|e| Error::invalid("save", e.to_string()))?;
+    let mut f = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
+    writeln!(f, "{line}").map_err(io)
+}
+
+/// The lines of the `--merge` files, checked against this run's sizes and seed, paired by class.
+fn read_saved(args: &Args) -> Result<Vec<ClassResult>> {
+    let mut lines: Vec<SavedLine> = Vec::new();
+    for path in &args.merge {
+        let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.clone(), source })?;
+        for (k, line) in text.lines().enumerate().filter(|(_, l)| !l.trim().is_empty()) {
+            let at = || format!("{} line {}", path.display(), k + 1);
+            let r: SavedLine =
+                serde_json::from_str(line).map_err(|e| Error::invalid("merge", format!("{}: {e}", at())))?;
+            if (r.train, r.test, r.seed) != (args.train, args.test, args.seed) {
+                return Err(Error::invalid(
+                    "merge",
+                    format!(
+                        "{}: saved with --train {} --test {} --seed {}, this run has {} / {} / {}",
+                        at(),
+                        r.train,
+                        r.test,
+                        r.seed,
+                        args.train,
+                        args.test,
+                        args.seed
+                    ),
+                ));
+            }
+            let lengths = [r.result.prob.len(), r.result.decision_std.len()];
+            if r.class >= CLASS_NAMES.len() || lengths.iter().any(|&l| l != args.test) {
+                return Err(Error::invalid(
+                    "merge",
+                    format!("{}: class {} or prediction lengths {lengths:?}", at(), r.class),
+                ));
+            }
+            lines.push(r);
+        }
+    }
+    let results = pair_lines(lines)?;
+    if results.is_empty() {
+        return Err(Error::invalid("merge", "no class has lines of both methods in the given files"));
+    }
+    Ok(results)
 }
 
 /// GP-EP's fixed inducing inputs: all training images, or `--ep-inducing` of them at random.
@@ -386,23 +552,28 @@ fn one_vs_rest_accuracy(
 }
 
 /// Prints a class's markdown row.
-fn print_class(split: &Split, r: &ClassResult) {
+fn print_class(split: &Split, r: &ClassResult) -> Result<()> {
     let y = binary_labels(&split.labels_test, r.class);
     let (err_s, err_g) = (r.skew2.misclassified_std(&y), r.gpep.misclassified_std(&y));
     println!(
-        "| {} | {} | {} | {:.4} | {:.4} | {} | {} | {:.4} | {:.4} | {:.1} | {:.1} |",
+        "| {} | {} | {} | {:.4} | {:.4} | {:.4} | {:.4} | {} | {} | {:.4} | {:.4} | {:.3} | {:.3} | {:.1} | {:.1} |",
         r.class,
         CLASS_NAMES[r.class],
         y.iter().filter(|v| **v > 0.5).count(),
         r.skew2.accuracy(&y),
         r.gpep.accuracy(&y),
+        r.skew2.nll(&y)?,
+        r.gpep.nll(&y)?,
         err_s.len(),
         err_g.len(),
         median(&err_s),
         median(&err_g),
+        r.skew2.error_auc(&y)?,
+        r.gpep.error_auc(&y)?,
         r.skew2.seconds,
         r.gpep.seconds
     );
+    Ok(())
 }
 
 /// Counts of `values` in [`BINS`] equal bins over `[0, 0.5]` (0.5 in the last bin).
@@ -458,6 +629,28 @@ fn plot_reliability(args: &Args, figures: &Figures, results: &[ClassResult], lab
         figures.reliability(&format!("reliability_{name}"), &title, &binary_probs(&method.prob)?, 2, &y, 10)?;
     }
     Ok(())
+}
+
+/// The `--plot` scatter of Fig. 11 (a1), (a2): on the `--fig-class` problem, each test image's
+/// predicted probability of "rest" by SkewGP2 (x) and by GP-EP (y), with the images GP-EP
+/// misclassifies (left) and those SkewGP2 misclassifies (right) in red.
+fn plot_scatter(args: &Args, figures: &Figures, results: &[ClassResult], labels: &[usize]) -> Result<()> {
+    let Some(r) = results.iter().find(|r| r.class == args.fig_class) else { return Ok(()) };
+    let y = binary_labels(labels, r.class);
+    let points: Vec<(f64, f64)> = r.skew2.prob.iter().zip(&r.gpep.prob).map(|(s, g)| (1.0 - s, 1.0 - g)).collect();
+    let panel = |name: &str, method: &MethodResult| {
+        let wrong: Vec<bool> = method.prob.iter().zip(&y).map(|(p, y)| (*p > 0.5) != (*y > 0.5)).collect();
+        let pick = |w: bool| points.iter().zip(&wrong).filter(|(_, &x)| x == w).map(|(p, _)| *p).collect();
+        ScatterPanel {
+            caption: format!("red: misclassified by {name}"),
+            series: vec![("test images".into(), pick(false)), (format!("misclassified by {name}"), pick(true))],
+        }
+    };
+    let title = format!(
+        "Class {} ({}) vs rest: predicted probability of rest (paper Fig. 11 a1, a2)",
+        r.class, CLASS_NAMES[r.class]
+    );
+    figures.scatter("scatter", &title, ("SkewGP2", "GP-EP"), &[panel("GP-EP", &r.gpep), panel("SkewGP2", &r.skew2)])
 }
 
 /// Rows `scope,bin_lo,bin_hi,skew2,gpep` for each panel's `[gpep, skew2]` counts.

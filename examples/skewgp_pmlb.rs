@@ -181,16 +181,13 @@ struct Summary {
 }
 
 impl Summary {
+    /// Fold means of per-fold scores: [`merge_summaries`] with each fold of weight 1.
     fn of(scores: &[Score]) -> Self {
-        let pick = |f: fn(&Score) -> f64| mean(&scores.iter().map(f).collect::<Vec<_>>());
-        let se = scores.iter().map(|s| s.qmc.0 * s.qmc.0).sum::<f64>().sqrt() / scores.len().max(1) as f64;
-        let points = scores.iter().map(|s| s.qmc.1).fold(f64::NAN, f64::max);
-        Self {
-            information: pick(|s| s.information),
-            accuracy: pick(|s| s.accuracy),
-            seconds: pick(|s| s.seconds),
-            qmc: (se, points),
-        }
+        let folds: Vec<(usize, Summary)> = scores
+            .iter()
+            .map(|s| (1, Summary { information: s.information, accuracy: s.accuracy, seconds: s.seconds, qmc: s.qmc }))
+            .collect();
+        merge_summaries(&folds)
     }
 }
 
@@ -338,17 +335,30 @@ impl SetLine {
     }
 }
 
-/// Fold-weighted merge of one method's summaries over disjoint fold ranges: means weighted by
-/// the folds each covers; the lattice standard errors combine as `√(Σ (k_i se_i)²) / Σ k_i`.
+/// Fold-weighted merge of one method's summaries over disjoint fold ranges: each field is the
+/// mean over the parts where it is finite (a failed fold drops out of that field, and a field
+/// finite nowhere is NaN), weighted by the folds each covers; the lattice standard errors combine
+/// as `√(Σ (k_i se_i)²) / Σ k_i` over the parts that measured one.
 fn merge_summaries(parts: &[(usize, Summary)]) -> Summary {
-    let total = parts.iter().map(|p| p.0).sum::<usize>().max(1) as f64;
-    let weighted = |f: fn(&Summary) -> f64| parts.iter().map(|(k, s)| *k as f64 * f(s)).sum::<f64>() / total;
-    let se = parts.iter().map(|(k, s)| (*k as f64 * s.qmc.0).powi(2)).sum::<f64>().sqrt() / total;
+    let weighted = |f: fn(&Summary) -> f64| {
+        let finite = parts.iter().filter(|(_, s)| f(s).is_finite());
+        let (w, sum) = finite.fold((0.0, 0.0), |(w, sum), (k, s)| (w + *k as f64, sum + *k as f64 * f(s)));
+        if w > 0.0 {
+            sum / w
+        } else {
+            f64::NAN
+        }
+    };
+    let measured = parts.iter().filter(|(_, s)| s.qmc.0.is_finite());
+    let (w, squares) = measured.fold((0.0, 0.0), |(w, q), (k, s)| (w + *k as f64, q + (*k as f64 * s.qmc.0).powi(2)));
     Summary {
         information: weighted(|s| s.information),
         accuracy: weighted(|s| s.accuracy),
         seconds: weighted(|s| s.seconds),
-        qmc: (se, parts.iter().map(|p| p.1.qmc.1).fold(f64::NAN, f64::max)),
+        qmc: (
+            if w > 0.0 { squares.sqrt() / w } else { f64::NAN },
+            parts.iter().map(|p| p.1.qmc.1).fold(f64::NAN, f64::max),
+        ),
     }
 }
 

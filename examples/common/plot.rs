@@ -1,6 +1,6 @@
 //! The examples' `--plot DIR` figures: SVG files drawn with plotters, one function per kind of
-//! figure (line charts of curves, reliability diagram, ROC curves, grouped histogram, predictive
-//! band). Text is written as SVG `<text>` in a generic sans-serif font, laid out by plotters' size
+//! figure (line charts of curves, reliability diagram, ROC curves, grouped histogram, scatter,
+//! predictive band). Text is written as SVG `<text>` in a generic sans-serif font, laid out by plotters' size
 //! estimate, so no fonts need to be installed.
 use std::borrow::Borrow;
 use std::path::{Path, PathBuf};
@@ -65,6 +65,14 @@ pub struct HistogramPanel {
     pub caption: String,
     /// `(legend entry, counts per bin)`; the series' bars stand side by side in each bin.
     pub series: Vec<(String, Vec<usize>)>,
+}
+
+/// One panel of a [`Figures::scatter`] figure: a caption and its point sets.
+pub struct ScatterPanel {
+    /// The panel's caption.
+    pub caption: String,
+    /// `(legend entry, (x, y) points)`, drawn in order (later sets on top).
+    pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
 /// Line and bar colours, in series order (Tableau 10).
@@ -466,6 +474,46 @@ impl Figures {
                         }))?
                         .label(name.as_str())
                         .legend(box_mark(style));
+                }
+                legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Scatter plots side by side over the unit square, one per panel, with the diagonal; each
+    /// panel's point sets in the series colours (later sets on top).
+    pub fn scatter(&self, figure: &str, title: &str, labels: (&str, &str), panels: &[ScatterPanel]) -> Result<()> {
+        if !self.enabled() || panels.is_empty() {
+            return Ok(());
+        }
+        let width = 80 + 560 * panels.len() as u32;
+        self.write(figure, (width, 620), title, |area| {
+            for (panel, area) in panels.iter().zip(area.split_evenly((1, panels.len()))) {
+                let mut chart = ChartBuilder::on(&area)
+                    .caption(panel.caption.as_str(), (FONT, 15))
+                    .margin(10)
+                    .x_label_area_size(40)
+                    .y_label_area_size(55)
+                    .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
+                mesh(&mut chart, labels, 10)?;
+                chart.draw_series(DashedLineSeries::new(
+                    vec![(0.0, 0.0), (1.0, 1.0)],
+                    6,
+                    4,
+                    BLACK.mix(0.5).stroke_width(1),
+                ))?;
+                for (i, (name, points)) in panel.series.iter().enumerate() {
+                    let style = colour(i).mix(if i == 0 { 0.35 } else { 0.9 }).filled();
+                    chart
+                        .draw_series(
+                            points
+                                .iter()
+                                .filter(|(x, y)| x.is_finite() && y.is_finite())
+                                .map(|&p| Circle::new(p, 2, style)),
+                        )?
+                        .label(format!("{name} ({})", points.len()))
+                        .legend(move |(x, y)| Circle::new((x + 10, y), 4, style));
                 }
                 legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
             }

@@ -33,16 +33,26 @@ pub struct SkewOptions {
     #[arg(long, default_value_t = 15)]
     pub phase_screen: usize,
     /// SkewGP: fraction of the training rows held out to select the epoch (and phase pattern)
-    /// by the held-out log predictive probability of the posterior on the rest (exact Corollary 2
-    /// ratios, so for up to a few hundred rows; 0 = off: the last epoch is kept).
+    /// by the held-out log predictive probability of the posterior on the rest (by exact
+    /// Corollary 2 ratios, or by route B with `--validation-samples`; 0 = off: the last epoch is
+    /// kept).
     #[arg(long, default_value_t = 0.0)]
     pub validation: f64,
     /// SkewGP with `--validation`: score the hold-out every this many epochs.
     #[arg(long, default_value_t = 10)]
     pub validate_every: usize,
+    /// SkewGP with `--validation`: score the hold-out by route B from this many lin-ess draws
+    /// of the posterior on the rows trained on (0 = exact Corollary 2 ratios, for up to a few
+    /// hundred rows; a few thousand draws for thousands of rows).
+    #[arg(long, default_value_t = 0)]
+    pub validation_samples: usize,
     /// Posterior lin-ess draws of U₁ (32 chains).
     #[arg(long, default_value_t = 8000)]
     pub samples: usize,
+    /// lin-ess burn-in steps per chain (the posterior's draws and, with `--validation-samples`,
+    /// the hold-out's).
+    #[arg(long, default_value_t = 300)]
+    pub burn_in: usize,
     /// GP-EP hyperparameter steps (batch SEP).
     #[arg(long, default_value_t = 150)]
     pub ep_iterations: usize,
@@ -62,7 +72,9 @@ impl SkewOptions {
             .with_phase_screen_epochs(self.phase_screen)
             .with_validation_fraction(self.validation)
             .with_validate_every(self.validate_every)
+            .with_validation_samples(self.validation_samples)
             .with_samples(self.samples)
+            .with_burn_in(self.burn_in)
             .with_seed(seed)
             .with_progress(progress)
     }

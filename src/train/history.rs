@@ -2,12 +2,12 @@
 use std::io::Write;
 use std::path::Path;
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
 
 /// One epoch's summary.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct EpochRecord {
     /// 1-based epoch number.
     pub epoch: usize,
@@ -22,7 +22,7 @@ pub struct EpochRecord {
 }
 
 /// The training curve.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
 pub struct History {
     /// One record per epoch.
     pub records: Vec<EpochRecord>,

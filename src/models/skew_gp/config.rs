@@ -64,14 +64,21 @@ pub struct SkewGpConfig {
     /// Fraction of the training rows held out (stratified, seeded) to select the hyperparameters:
     /// the model is trained on the rest, and the parameters kept are those of the epoch (and sign
     /// pattern) whose posterior on the rows trained on predicts the held-out labels best (mean
-    /// log predictive probability by the exact Corollary 2 ratios, so meant for up to a few
-    /// hundred rows); the posterior then uses every row. `0` (the default): no hold-out, the final
+    /// log predictive probability, computed as `validation_samples` says); the posterior then
+    /// uses every row. `0` (the default): no hold-out, the final
     /// parameters and the pattern with the best training objective are kept.
     #[config(default = 0.0)]
     pub validation_fraction: f64,
     /// With a hold-out: score it every this many epochs (and after the last).
     #[config(default = 10)]
     pub validate_every: usize,
+    /// With a hold-out: how its predictions are computed. `0` (the default): the exact
+    /// Corollary 2 ratios, whose cost grows with the `s + n + 1`-dimensional lattice, so for up to
+    /// a few hundred rows trained on. `S > 0`: route B from `S` lin-ess draws of the posterior on
+    /// the rows trained on (the sampler's other settings: `chains`, `burn_in`, `seed`), for
+    /// thousands of rows; the score then carries the draws' Monte Carlo error.
+    #[config(default = 0)]
+    pub validation_samples: usize,
     /// Nugget added to the kernel's diagonal (at coinciding inputs) everywhere: `K(X, X)`, the
     /// pseudo-points' `Γ` and the test points' variances. On an f32 device (the GPU backends) the
     /// nugget used is at least [`F32_NUGGET_FLOOR`] (see [`SkewGpConfig::nugget_on`]).

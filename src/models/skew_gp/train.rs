@@ -18,7 +18,7 @@ use super::prior::SkewGp;
 use super::spsa::{assign_params, flatten_params, Spsa};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
-use crate::mvn::QmcPoints;
+use crate::mvn::{ChainConfig, LinEssVariant, QmcPoints};
 use crate::optim::flatten_gradients;
 use crate::train::{fit_loop, History, StepIndex, TrainConfig};
 
@@ -164,8 +164,17 @@ struct Holdout {
     /// Held-out inputs and labels.
     x: Tensor<2>,
     y: Vec<usize>,
-    /// Fixed lattice of the exact predictive ratios (dimension `s + rows trained on + 1`).
-    points: QmcPoints,
+    /// How the held-out predictions are computed.
+    scoring: HoldoutScoring,
+}
+
+/// The held-out predictions' route ([`SkewGpConfig::validation_samples`]).
+enum HoldoutScoring {
+    /// Exact Corollary 2 ratios on a fixed lattice (dimension `s + rows trained on + 1`).
+    Exact(QmcPoints),
+    /// Route B from lin-ess draws of the posterior on the rows trained on (fixed seed, so every
+    /// scoring uses the same random numbers).
+    Sampled(ChainConfig, LinEssVariant),
 }
 
 /// The rows trained on and, with `config.validation_fraction > 0`, the hold-out (stratified by
@@ -187,25 +196,35 @@ fn split_rows(config: &SkewGpConfig, x: &Tensor<2>, y: &[usize]) -> Result<(Vec<
             ),
         ));
     }
-    let s = config.s()?;
-    let points =
-        QmcPoints::lattice(s + split.train.len() + 1, config.qmc_points, config.qmc_shifts, config.seed ^ 0x7e57)?;
+    let scoring = if config.validation_samples == 0 {
+        let dim = config.s()? + split.train.len() + 1;
+        HoldoutScoring::Exact(QmcPoints::lattice(dim, config.qmc_points, config.qmc_shifts, config.seed ^ 0x7e57)?)
+    } else {
+        let chains = ChainConfig { samples: config.validation_samples, ..config.chain_config() };
+        HoldoutScoring::Sampled(chains, config.variant)
+    };
     let xv = x.clone().inner();
     let holdout = Holdout {
         fit_x: crate::models::select_rows(&xv, &split.train),
         fit_y: split.train.iter().map(|&i| y[i]).collect(),
         x: crate::models::select_rows(&xv, &split.test),
         y: split.test.iter().map(|&i| y[i]).collect(),
-        points,
+        scoring,
     };
     Ok((split.train, Some(holdout)))
 }
 
 /// Held-out mean negative log predictive probability (nats per row) of `model`'s posterior on
-/// the rows trained on, by the exact Corollary 2 ratios on fixed points.
+/// the rows trained on, by the exact Corollary 2 ratios on fixed points or by route B.
 fn holdout_score<K: Kernel>(model: &SkewGp<K>, h: &Holdout) -> Result<f64> {
-    let posterior = SkewGpPosterior::new(model.clone(), h.fit_x.clone(), &h.fit_y)?;
-    let p = posterior.predict_exact(&h.x, &h.points)?;
+    let mut posterior = SkewGpPosterior::new(model.clone(), h.fit_x.clone(), &h.fit_y)?;
+    let p = match &h.scoring {
+        HoldoutScoring::Exact(points) => posterior.predict_exact(&h.x, points)?,
+        HoldoutScoring::Sampled(chains, variant) => {
+            posterior.sample(chains, *variant)?;
+            posterior.predict_details(&h.x)?.prob
+        }
+    };
     let nll: f64 = p.iter().zip(&h.y).map(|(p, y)| -(if *y == 1 { *p } else { 1.0 - p }).clamp(1e-12, 1.0).ln()).sum();
     Ok(nll / h.y.len() as f64)
 }
