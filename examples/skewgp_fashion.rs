@@ -233,8 +233,6 @@ fn run(args: Args) -> Result<()> {
     if !args.opts.json {
         eprintln!("median-heuristic lengthscale {ell:.4} (from {} training images)", args.train.min(MEDIAN_ROWS));
     }
-    println!("| class | name | test positives | acc SkewGP2 | acc GP-EP | NLL SkewGP2 | NLL GP-EP | errors SkewGP2 | errors GP-EP | median std of errors SkewGP2 | median std of errors GP-EP | error AUC of std SkewGP2 | error AUC of std GP-EP | time SkewGP2 (s) | time GP-EP (s) |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     let mut results = Vec::new();
     if args.merge.is_empty() {
         for &class in &args.classes {
@@ -256,6 +254,8 @@ fn run(args: Args) -> Result<()> {
     } else {
         results = read_saved(&args)?;
     }
+    println!("| class | name | test positives | acc SkewGP2 | acc GP-EP | NLL SkewGP2 | NLL GP-EP | errors SkewGP2 | errors GP-EP | median std of errors SkewGP2 | median std of errors GP-EP | error AUC of std SkewGP2 | error AUC of std GP-EP | time SkewGP2 (s) | time GP-EP (s) |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for result in &results {
         print_class(&split, result)?;
         let runs = [("SkewGP2", &result.skew2.history), ("GP-EP", &result.gpep.history)];
@@ -643,7 +643,7 @@ fn plot_scatter(args: &Args, figures: &Figures, results: &[ClassResult], labels:
         let pick = |w: bool| points.iter().zip(&wrong).filter(|(_, &x)| x == w).map(|(p, _)| *p).collect();
         ScatterPanel {
             caption: format!("red: misclassified by {name}"),
-            series: vec![("test images".into(), pick(false)), (format!("misclassified by {name}"), pick(true))],
+            series: vec![(format!("right by {name}"), pick(false)), (format!("misclassified by {name}"), pick(true))],
         }
     };
     let title = format!(
