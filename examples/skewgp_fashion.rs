@@ -168,9 +168,14 @@ struct MethodResult {
 }
 
 impl MethodResult {
+    /// Per test image, whether `p(y = 1) > 0.5` disagrees with its 0/1 label in `y`.
+    fn misclassified(&self, y: &[f64]) -> Vec<bool> {
+        self.prob.iter().zip(y).map(|(p, y)| (*p > 0.5) != (*y > 0.5)).collect()
+    }
+
     /// Test accuracy against 0/1 labels `y`.
     fn accuracy(&self, y: &[f64]) -> f64 {
-        let hits = self.prob.iter().zip(y).filter(|(p, y)| (**p > 0.5) == (**y > 0.5)).count();
+        let hits = self.misclassified(y).iter().filter(|w| !**w).count();
         hits as f64 / y.len().max(1) as f64
     }
 
@@ -184,19 +189,12 @@ impl MethodResult {
     /// area under the ROC curve of `decision_std` as a score for "misclassified" (0.5: no better
     /// than chance; Fig. 11's claim is that SkewGP2's errors have high decision std).
     fn error_auc(&self, y: &[f64]) -> Result<f64> {
-        let wrong: Vec<bool> = self.prob.iter().zip(y).map(|(p, y)| (*p > 0.5) != (*y > 0.5)).collect();
-        metrics::roc_auc(&self.decision_std, &wrong)
+        metrics::roc_auc(&self.decision_std, &self.misclassified(y))
     }
 
     /// Decision standard deviations of the misclassified test images.
     fn misclassified_std(&self, y: &[f64]) -> Vec<f64> {
-        self.prob
-            .iter()
-            .zip(y)
-            .zip(&self.decision_std)
-            .filter(|((p, y), _)| (**p > 0.5) != (**y > 0.5))
-            .map(|(_, s)| *s)
-            .collect()
+        self.misclassified(y).iter().zip(&self.decision_std).filter(|(w, _)| **w).map(|(_, s)| *s).collect()
     }
 }
 
@@ -229,12 +227,12 @@ fn run(args: Args) -> Result<()> {
     check_args(&args)?;
     let figures = args.plot.figures("skewgp_fashion")?;
     let split = draw_split(&args)?;
-    let ell = median_distance(&split.x_train, args.train, split.d, MEDIAN_ROWS, args.seed)?;
-    if !args.opts.json {
-        eprintln!("median-heuristic lengthscale {ell:.4} (from {} training images)", args.train.min(MEDIAN_ROWS));
-    }
     let mut results = Vec::new();
     if args.merge.is_empty() {
+        let ell = median_distance(&split.x_train, args.train, split.d, MEDIAN_ROWS, args.seed)?;
+        if !args.opts.json {
+            eprintln!("median-heuristic lengthscale {ell:.4} (from {} training images)", args.train.min(MEDIAN_ROWS));
+        }
         for &class in &args.classes {
             let mut lines = Vec::new();
             for &method in &args.methods {
@@ -639,7 +637,7 @@ fn plot_scatter(args: &Args, figures: &Figures, results: &[ClassResult], labels:
     let y = binary_labels(labels, r.class);
     let points: Vec<(f64, f64)> = r.skew2.prob.iter().zip(&r.gpep.prob).map(|(s, g)| (1.0 - s, 1.0 - g)).collect();
     let panel = |name: &str, method: &MethodResult| {
-        let wrong: Vec<bool> = method.prob.iter().zip(&y).map(|(p, y)| (*p > 0.5) != (*y > 0.5)).collect();
+        let wrong = method.misclassified(&y);
         let pick = |w: bool| points.iter().zip(&wrong).filter(|(_, &x)| x == w).map(|(p, _)| *p).collect();
         ScatterPanel {
             caption: format!("red: misclassified by {name}"),

@@ -158,36 +158,25 @@ struct Args {
     seed: u64,
 }
 
-/// One method's test metrics on one fold.
-#[derive(Clone, Copy, Debug)]
-struct Score {
-    information: f64,
-    accuracy: f64,
-    seconds: f64,
-    /// Standard error (bits) of `information` from the exact predictions' lattice, and the
-    /// lattice points per shift used (NaN where not measured).
-    qmc: (f64, f64),
-}
+/// One method's test metrics on one fold: a [`Summary`] of a single fold.
+type Score = Summary;
 
-/// Fold means of one method on one set.
+/// One method's test metrics: on one fold, or the fold means of a set.
 #[derive(Clone, Copy, Debug)]
 struct Summary {
     information: f64,
     accuracy: f64,
     seconds: f64,
-    /// Standard error (bits) of the fold mean of `information` from the lattice,
-    /// `√(Σ_f se_f²) / folds`, and the largest lattice (points per shift) used.
+    /// Standard error (bits) of `information` from the exact predictions' lattice (of a fold
+    /// mean: `√(Σ_f se_f²) / folds`), and the largest lattice (points per shift) used (NaN
+    /// where not measured).
     qmc: (f64, f64),
 }
 
 impl Summary {
     /// Fold means of per-fold scores: [`merge_summaries`] with each fold of weight 1.
     fn of(scores: &[Score]) -> Self {
-        let folds: Vec<(usize, Summary)> = scores
-            .iter()
-            .map(|s| (1, Summary { information: s.information, accuracy: s.accuracy, seconds: s.seconds, qmc: s.qmc }))
-            .collect();
-        merge_summaries(&folds)
+        merge_summaries(&scores.iter().map(|s| (1, *s)).collect::<Vec<_>>())
     }
 }
 
