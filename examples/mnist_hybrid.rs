@@ -20,10 +20,14 @@
 //! `lr`, `m`, `train_size`, `backend`, and `calibration_size`). With `--calibration N` the last N
 //! training images are held out to fit a temperature for each network (`burn_gp::calibration`; the
 //! hybrid's on its latent means), and the line adds `temperature`, `nll_calibrated`,
-//! `ece_calibrated`, `softmax_temperature`, `softmax_nll_calibrated` and `softmax_ece_calibrated`,
-//! and for the hybrid's own arg-max probabilities with one fitted factor on its latent variances
+//! `ece_calibrated`, `softmax_temperature`, `softmax_nll_calibrated` and `softmax_ece_calibrated`;
+//! for the hybrid's own arg-max probabilities with one fitted factor on its latent variances
 //! (`burn_gp::calibration::VarianceScaling`) `variance_scale`, `nll_variance_scaled` and
-//! `ece_variance_scaled` (all `null` without it). `--save FILE` / `--save-softmax FILE` keep both networks for `adversarial`.
+//! `ece_variance_scaled`; and for `softmax(f̄_c / (T·√(1 + λ·v_c)))` with `T` and `λ` fitted
+//! together (`burn_gp::calibration::MeanFieldScaling`) `mean_field_temperature`,
+//! `mean_field_weight`, `nll_mean_field` and `ece_mean_field` (all `null` without it).
+//! `--save FILE` / `--save-softmax FILE` keep both networks for `adversarial`; `--load FILE`
+//! with `--load-softmax FILE` evaluates both saved networks again without training.
 mod common;
 #[path = "common/hybrid.rs"]
 mod hybrid;

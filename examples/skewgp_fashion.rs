@@ -19,7 +19,8 @@
 //! block-composite objective (`--epochs`, `--lr`, blocks of `--block-size`, `--qmc-points` ×
 //! `--qmc-shifts` lattice points per block, the 4 phase patterns screened for `--phase-screen`
 //! epochs; pseudo-points started at 2 random training images, as in the paper), then predicts by
-//! route B from `--samples` lin-ess draws. GP-EP trains by the EP classifier's batch SEP schedule
+//! route B from `--samples` lin-ess draws (32 chains, `--burn-in` steps each, started at GHK draws
+//! unless `--chain-start dispersed`). GP-EP trains by the EP classifier's batch SEP schedule
 //! (`--ep-iterations` steps) with its inducing inputs fixed at all training images (full EP,
 //! `--ep-inducing 0`) or at `--ep-inducing M` training images drawn at random (FITC-EP, cheaper).
 //! Times are wall-clock seconds for hyperparameter training, posterior and test prediction.

@@ -632,7 +632,7 @@ fn skew0_at(
     let prior = SkewGp::new(kernel, &[], &[], &[], config.nugget_on(&x_test.device()), &x_test.device())?;
     let mut posterior = SkewGpPosterior::new(prior, x.clone().inner(), y)?;
     if config.samples > 0 {
-        posterior.sample(&config.chain_config(), config.variant)?;
+        posterior.sample(&config.chain_config(), config.variant, config.chain_start)?;
     }
     skew_predict(args, &posterior, x_test, y_test, seed)
 }

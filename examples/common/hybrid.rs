@@ -10,7 +10,7 @@ use std::time::Instant;
 use burn::module::Module;
 use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor};
-use burn_gp::calibration::{TemperatureScaling, VarianceScaling};
+use burn_gp::calibration::{MeanFieldScaling, TemperatureScaling, VarianceScaling};
 use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics;
 use burn_gp::models::ClassPredictive;
@@ -102,7 +102,7 @@ pub struct HybridOptions {
     #[arg(long, default_value_t = 100)]
     pub vr_samples: usize,
     /// Model file: --save FILE (the trained hybrid), --load FILE (evaluate a saved hybrid only:
-    /// no training, no softmax baseline).
+    /// no training, and no softmax baseline unless --load-softmax names one).
     #[command(flatten)]
     pub file: super::common::ModelFileOptions,
     /// Step size ρ of the natural-gradient updates of the head's q(u) after every Adam step
@@ -130,6 +130,10 @@ pub struct HybridOptions {
     /// Save the trained softmax baseline to this file.
     #[arg(long)]
     pub save_softmax: Option<PathBuf>,
+    /// Evaluate a softmax baseline saved by --save-softmax instead of training one (with --load,
+    /// both saved networks are evaluated side by side).
+    #[arg(long)]
+    pub load_softmax: Option<PathBuf>,
     /// Initial diagonal of the head's whitened q(u) Cholesky factors.
     #[arg(long, default_value_t = 0.1)]
     pub q_sqrt_init: f64,
@@ -156,14 +160,55 @@ pub fn split_calibration(train: ImageSet, opts: &HybridOptions) -> Result<(Image
     Ok((train.subset(0..cut)?, Some(train.subset(cut..train.n)?)))
 }
 
-/// The factor on the hybrid's latent variances that calibrates its arg-max probabilities on the
-/// held-out images.
-pub fn fit_variance_scaling<T: Trunk<Input = Tensor<4>>>(
+/// Test accuracy, NLL and ECE of calibrated probabilities, with the fitted parameters.
+pub struct Calibrated<P> {
+    /// The fitted calibration.
+    pub fitted: P,
+    /// (accuracy, NLL, ECE) on the test images.
+    pub test: (f64, f64, f64),
+}
+
+/// Each calibration of the hybrid (and the softmax network's temperature), fitted on the held-out
+/// images and scored on the test images.
+pub struct Calibrations {
+    /// The paper's `softmax(f̄ / T)`.
+    pub temperature: Calibrated<TemperatureScaling>,
+    /// The arg-max probabilities with the latent variances scaled.
+    pub variance: Calibrated<VarianceScaling>,
+    /// `softmax(f̄_c / (T·√(1 + λ·v_c)))`.
+    pub mean_field: Calibrated<MeanFieldScaling>,
+    /// The softmax network's temperature.
+    pub softmax: Option<Calibrated<TemperatureScaling>>,
+}
+
+/// Fits every calibration on `held` and scores it on `test` (`pred`: the hybrid's test marginals).
+pub fn calibrate<T: Trunk<Input = Tensor<4>>>(
     hybrid: &HybridNet<T>,
+    softmax: Option<&SoftmaxNet<T>>,
     held: &ImageSet,
+    (pred, test): (&ClassPredictive, &ImageSet),
     device: &Device,
-) -> Result<VarianceScaling> {
-    VarianceScaling::fit(&hybrid_predictive(hybrid, held, device)?, &held.labels_usize())
+) -> Result<Calibrations> {
+    let labels = held.labels_usize();
+    let k = held.num_classes;
+    let held_pred = hybrid_predictive(hybrid, held, device)?;
+    let temperature = TemperatureScaling::fit(&held_pred.mean, k, &labels)?;
+    let variance = VarianceScaling::fit(&held_pred, &labels)?;
+    let mean_field = MeanFieldScaling::fit(&held_pred, &labels)?;
+    let softmax = match softmax {
+        Some(net) => {
+            let fitted = TemperatureScaling::fit(&softmax_logits(net, held, device)?, k, &labels)?;
+            let test = score(&fitted.probabilities(&softmax_logits(net, test, device)?, k)?, test)?;
+            Some(Calibrated { fitted, test })
+        }
+        None => None,
+    };
+    Ok(Calibrations {
+        temperature: Calibrated { fitted: temperature, test: score(&temperature.probabilities(&pred.mean, k)?, test)? },
+        variance: Calibrated { fitted: variance, test: score(&variance.probabilities(pred), test)? },
+        mean_field: Calibrated { fitted: mean_field, test: score(&mean_field.probabilities(pred), test)? },
+        softmax,
+    })
 }
 
 /// Temperatures of the hybrid (on its latent means, the paper's "softmax over the mean
@@ -521,37 +566,33 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     if let Some(path) = &opts.file.save {
         hybrid.save(path)?;
     }
-    let (soft, soft_net) = if opts.no_softmax || opts.file.load.is_some() {
-        (None, None)
-    } else {
-        let (net, history) = train_softmax(make_trunk(&devices.train), &train, &test, run, &devices)?;
-        let net = net.valid();
-        if let Some(path) = &opts.save_softmax {
-            net.save(path)?;
+    let soft_net = match &opts.load_softmax {
+        Some(path) => Some((SoftmaxNet::<T>::load(path, &devices.base)?, f64::NAN)),
+        None if opts.no_softmax || opts.file.load.is_some() => None,
+        None => {
+            let (net, history) = train_softmax(make_trunk(&devices.train), &train, &test, run, &devices)?;
+            let net = net.valid();
+            if let Some(path) = &opts.save_softmax {
+                net.save(path)?;
+            }
+            let epoch_s = history.mean_epoch_s();
+            curves.push(("softmax", history));
+            Some((net, epoch_s))
         }
-        let probs = softmax_probabilities(&net, &test, &devices.base)?;
-        let (accuracy, nll, ece) = score(&probs, &test)?;
-        let title = format!("{example}: softmax baseline on {dataset}, test set");
-        figures.reliability("softmax_reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
-        let epoch_s = history.mean_epoch_s();
-        curves.push(("softmax", history));
-        (Some(Scores { accuracy, nll, ece, epoch_s, mean_vr: None }), Some(net))
     };
-    // Temperature-scaled probabilities: (temperature, NLL, ECE) of the hybrid and the softmax.
-    let calibrated = match &held {
-        Some(held) => {
-            let (th, ts) = fit_temperatures(&hybrid, soft_net.as_ref(), held, &devices.base)?;
-            let k = test.num_classes;
-            let h = score(&th.probabilities(&pred.mean, k)?, &test)?;
-            let s = match (&soft_net, ts) {
-                (Some(net), Some(ts)) => {
-                    let p = ts.probabilities(&softmax_logits(net, &test, &devices.base)?, k)?;
-                    Some((ts.temperature, score(&p, &test)?))
-                }
-                _ => None,
-            };
-            Some(((th.temperature, h), s))
+    let soft = match &soft_net {
+        Some((net, epoch_s)) => {
+            let probs = softmax_probabilities(net, &test, &devices.base)?;
+            let (accuracy, nll, ece) = score(&probs, &test)?;
+            let title = format!("{example}: softmax baseline on {dataset}, test set");
+            figures.reliability("softmax_reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
+            Some(Scores { accuracy, nll, ece, epoch_s: *epoch_s, mean_vr: None })
         }
+        None => None,
+    };
+    let soft_net = soft_net.map(|(net, _)| net);
+    let calibrated = match &held {
+        Some(held) => Some(calibrate(&hybrid, soft_net.as_ref(), held, (&pred, &test), &devices.base)?),
         None => None,
     };
     figures.curves("curves", &format!("{example} on {dataset}: training"), &curves)?;
@@ -575,33 +616,25 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             ("softmax s/epoch", format!("{:.1}", s.epoch_s)),
         ]);
     }
-    // The hybrid's own arg-max probabilities with the latent variances scaled: (factor, NLL, ECE).
-    let variance_scaled = match &held {
-        Some(held) => {
-            let v = fit_variance_scaling(&hybrid, held, &devices.base)?;
-            let (_, nll, ece) = score(&v.probabilities(&pred), &test)?;
-            Some((v.scale, nll, ece))
-        }
-        None => None,
-    };
-    if let Some((v, nll, ece)) = variance_scaled {
+    if let Some(c) = &calibrated {
+        let (v, t, mf) = (&c.variance, &c.temperature, &c.mean_field);
         rows.extend([
-            ("hybrid variance factor", f(v)),
-            ("hybrid NLL, variance-scaled", f(nll)),
-            ("hybrid ECE, variance-scaled", f(ece)),
+            ("hybrid variance factor", f(v.fitted.scale)),
+            ("hybrid NLL, variance-scaled", f(v.test.1)),
+            ("hybrid ECE, variance-scaled", f(v.test.2)),
+            ("hybrid temperature", f(t.fitted.temperature)),
+            ("hybrid NLL, temperature-scaled", f(t.test.1)),
+            ("hybrid ECE, temperature-scaled", f(t.test.2)),
+            ("hybrid mean-field temperature", f(mf.fitted.temperature)),
+            ("hybrid mean-field variance weight", f(mf.fitted.variance_weight)),
+            ("hybrid NLL, mean-field", f(mf.test.1)),
+            ("hybrid ECE, mean-field", f(mf.test.2)),
         ]);
-    }
-    if let Some(((t, (_, nll, ece)), soft)) = &calibrated {
-        rows.extend([
-            ("hybrid temperature", f(*t)),
-            ("hybrid NLL, temperature-scaled", f(*nll)),
-            ("hybrid ECE, temperature-scaled", f(*ece)),
-        ]);
-        if let Some((t, (_, nll, ece))) = soft {
+        if let Some(s) = &c.softmax {
             rows.extend([
-                ("softmax temperature", f(*t)),
-                ("softmax NLL, temperature-scaled", f(*nll)),
-                ("softmax ECE, temperature-scaled", f(*ece)),
+                ("softmax temperature", f(s.fitted.temperature)),
+                ("softmax NLL, temperature-scaled", f(s.test.1)),
+                ("softmax ECE, temperature-scaled", f(s.test.2)),
             ]);
         }
     }
@@ -620,15 +653,19 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             "softmax_epoch_s": soft.as_ref().map(|s| s.epoch_s),
             "softmax_ece": soft.as_ref().map(|s| s.ece),
             "calibration_size": held.as_ref().map_or(0, |h| h.n),
-            "temperature": calibrated.as_ref().map(|c| c.0 .0),
-            "nll_calibrated": calibrated.as_ref().map(|c| c.0 .1 .1),
-            "ece_calibrated": calibrated.as_ref().map(|c| c.0 .1 .2),
-            "softmax_temperature": calibrated.as_ref().and_then(|c| c.1.map(|s| s.0)),
-            "softmax_nll_calibrated": calibrated.as_ref().and_then(|c| c.1.map(|s| s.1 .1)),
-            "softmax_ece_calibrated": calibrated.as_ref().and_then(|c| c.1.map(|s| s.1 .2)),
-            "variance_scale": variance_scaled.map(|v| v.0),
-            "nll_variance_scaled": variance_scaled.map(|v| v.1),
-            "ece_variance_scaled": variance_scaled.map(|v| v.2),
+            "temperature": calibrated.as_ref().map(|c| c.temperature.fitted.temperature),
+            "nll_calibrated": calibrated.as_ref().map(|c| c.temperature.test.1),
+            "ece_calibrated": calibrated.as_ref().map(|c| c.temperature.test.2),
+            "softmax_temperature": calibrated.as_ref().and_then(|c| c.softmax.as_ref().map(|s| s.fitted.temperature)),
+            "softmax_nll_calibrated": calibrated.as_ref().and_then(|c| c.softmax.as_ref().map(|s| s.test.1)),
+            "softmax_ece_calibrated": calibrated.as_ref().and_then(|c| c.softmax.as_ref().map(|s| s.test.2)),
+            "variance_scale": calibrated.as_ref().map(|c| c.variance.fitted.scale),
+            "nll_variance_scaled": calibrated.as_ref().map(|c| c.variance.test.1),
+            "ece_variance_scaled": calibrated.as_ref().map(|c| c.variance.test.2),
+            "mean_field_temperature": calibrated.as_ref().map(|c| c.mean_field.fitted.temperature),
+            "mean_field_weight": calibrated.as_ref().map(|c| c.mean_field.fitted.variance_weight),
+            "nll_mean_field": calibrated.as_ref().map(|c| c.mean_field.test.1),
+            "ece_mean_field": calibrated.as_ref().map(|c| c.mean_field.test.2),
             "epochs": run.epochs,
             "batch": run.batch,
             "lr": run.lr,

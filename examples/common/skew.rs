@@ -6,6 +6,7 @@ use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
 use burn_gp::models::ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
 use burn_gp::models::skew_gp::SkewGpConfig;
+use burn_gp::mvn::ChainStart;
 use burn_gp::Result;
 
 /// SkewGP training/sampling and GP-EP flags.
@@ -53,9 +54,32 @@ pub struct SkewOptions {
     /// the hold-out's).
     #[arg(long, default_value_t = 300)]
     pub burn_in: usize,
+    /// Where the lin-ess chains start: `sequential` (GHK draws, near the target; the library's
+    /// default) or `dispersed` (above each bound by a prior draw's size; the default before
+    /// 2026-11-26).
+    #[arg(long, value_enum, default_value_t = StartArg::Sequential)]
+    pub chain_start: StartArg,
     /// GP-EP hyperparameter steps (batch SEP).
     #[arg(long, default_value_t = 150)]
     pub ep_iterations: usize,
+}
+
+/// `--chain-start` values (see [`ChainStart`]).
+#[derive(clap::ValueEnum, Clone, Copy, Debug)]
+pub enum StartArg {
+    /// Each coordinate above its bound by a prior draw's size.
+    Dispersed,
+    /// Sequential truncated (GHK) draws.
+    Sequential,
+}
+
+impl From<StartArg> for ChainStart {
+    fn from(arg: StartArg) -> Self {
+        match arg {
+            StartArg::Dispersed => ChainStart::Dispersed,
+            StartArg::Sequential => ChainStart::Sequential,
+        }
+    }
 }
 
 impl SkewOptions {
@@ -75,6 +99,7 @@ impl SkewOptions {
             .with_validation_samples(self.validation_samples)
             .with_samples(self.samples)
             .with_burn_in(self.burn_in)
+            .with_chain_start(self.chain_start.into())
             .with_seed(seed)
             .with_progress(progress)
     }

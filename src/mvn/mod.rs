@@ -42,4 +42,4 @@ pub(crate) use reorder::{genz_order, permute};
 pub(crate) use sun::{probit_selection, rejection_orthant_within};
 pub use sun::{rejection_orthant, Sun};
 pub use tensor::{log_bvn_cdf, log_mvn_cdf, LogMvnCdf};
-pub use truncated::{ChainConfig, ChainDraws, TruncatedNormal};
+pub use truncated::{ChainConfig, ChainDraws, ChainStart, TruncatedNormal};

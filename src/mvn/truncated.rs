@@ -4,8 +4,24 @@ use burn::tensor::{Device, Tensor, TensorData};
 use rand::rngs::StdRng;
 use rand_distr::{Distribution, StandardNormal};
 
+use super::gibbs::truncated_normal_above;
 use crate::error::{check_finite, Error, Result};
 use crate::tensors::to_vec;
+
+/// Where the chains of a slice sampler on an orthant target `x > −b` start.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum ChainStart {
+    /// `x_i = max(−b_i, 0) + |ν_i|` with `ν ~ N(0, Σ)`: feasible and on the prior's scale, but
+    /// with every coordinate above its bound by a prior draw's size, far from a typical draw of a
+    /// target with thousands of constraints.
+    Dispersed,
+    /// Sequential truncated draws (the GHK simulator, the sampling side of Genz's integrand):
+    /// `x = L z` with `z_i ~ N(0, 1)` truncated to keep `x_i > −b_i` given `z_1 … z_{i−1}`. Feasible
+    /// by construction and close to the target (exact for one constraint, and for independent
+    /// coordinates), so the chains start near stationarity; `O(d²)` per chain on the host.
+    #[default]
+    Sequential,
+}
 
 /// `N(0, Σ)` restricted to `{x : A x + b > 0}`; `A = I` when no matrix is given (the orthant
 /// `x > −b` of a SUN posterior). Holds `Lᵀ` (`Σ = L Lᵀ`), `Aᵀ` and `b` on the sampling device.
@@ -100,18 +116,18 @@ impl TruncatedNormal {
     pub(crate) fn min_slack(&self, x: Tensor<2>) -> Tensor<2> {
         (self.project(x) + self.offset()).min_dim(1)
     }
-    /// Strictly feasible starts for `chains` chains: `start` for every chain if given (checked);
-    /// else, for `A = I`, a dispersed start per chain, `x_i = max(−b_i, 0) + |ν_i|` with
-    /// `ν ~ N(0, Σ)` (feasible, and on the scale of the target, which shortens burn-in). With a
-    /// general `A` a start must be given.
+    /// Strictly feasible starts for `chains` chains: `start` if given (checked), either one point
+    /// `[d]` for every chain or one per chain `[chains, d]` row-major; else, for `A = I`, the
+    /// [`ChainStart::Dispersed`] start. With a general `A` a start must be given.
     pub fn initial(&self, chains: usize, start: Option<&[f64]>, rng: &mut StdRng) -> Result<Tensor<2>> {
         let x = match (start, &self.a_t) {
-            (Some(s), _) => {
-                if s.len() != self.dim {
-                    return Err(Error::shape("TruncatedNormal: start", self.dim, s.len()));
-                }
+            (Some(s), _) if s.len() == self.dim => {
                 Tensor::<2>::from_data(TensorData::new(s.to_vec(), [1, self.dim]), &self.device()).repeat_dim(0, chains)
             }
+            (Some(s), _) if s.len() == chains * self.dim => {
+                Tensor::<2>::from_data(TensorData::new(s.to_vec(), [chains, self.dim]), &self.device())
+            }
+            (Some(s), _) => return Err(Error::shape("TruncatedNormal: start [d] or [chains, d]", self.dim, s.len())),
             (None, None) => {
                 let floor = Tensor::<2>::from_data(
                     TensorData::new(self.b_host.iter().map(|b| (-b).max(0.0)).collect::<Vec<f64>>(), [1, self.dim]),
@@ -131,6 +147,45 @@ impl TruncatedNormal {
             ));
         }
         Ok(x)
+    }
+
+    /// Starts `[chains, d]` row-major for the orthant target (`A = I`) as `start` says:
+    /// [`ChainStart::Sequential`] draws them here, [`ChainStart::Dispersed`] returns `None`
+    /// (drawn by [`Self::initial`]).
+    pub fn starts(&self, chains: usize, start: ChainStart, rng: &mut StdRng) -> Result<Option<Vec<f64>>> {
+        match start {
+            ChainStart::Dispersed => Ok(None),
+            ChainStart::Sequential => self.sequential_starts(chains, rng).map(Some),
+        }
+    }
+
+    /// [`ChainStart::Sequential`] draws `[chains, d]` row-major (orthant targets only).
+    fn sequential_starts(&self, chains: usize, rng: &mut StdRng) -> Result<Vec<f64>> {
+        if self.a_t.is_some() {
+            return Err(Error::invalid("start", "sequential starts need the orthant target (A = I)"));
+        }
+        let d = self.dim;
+        let lt = to_vec(self.chol_t.clone());
+        // Row-major L from Lᵀ, for contiguous rows.
+        let l: Vec<f64> = (0..d * d).map(|k| lt[(k % d) * d + k / d]).collect();
+        let mut out = vec![0.0; chains * d];
+        for x in out.chunks_exact_mut(d) {
+            let mut z = vec![0.0; d];
+            for i in 0..d {
+                let row = &l[i * d..i * d + i];
+                let s: f64 = row.iter().zip(&z).map(|(a, b)| a * b).sum();
+                let lii = l[i * d + i];
+                let bound = -self.b_host[i];
+                z[i] = truncated_normal_above(0.0, 1.0, (bound - s) / lii, rng);
+                x[i] = s + lii * z[i];
+                if x[i] <= bound {
+                    // rounding at the boundary: stay strictly feasible, z consistent with x
+                    x[i] = bound + f64::EPSILON.sqrt() * bound.abs().max(1.0);
+                    z[i] = (x[i] - s) / lii;
+                }
+            }
+        }
+        Ok(out)
     }
 }
 

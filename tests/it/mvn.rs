@@ -5,7 +5,7 @@ use std::f64::consts::PI;
 use crate::common::*;
 use burn_gp::mvn::{
     bvn_cdf, genz_log_cdf, gibbs_orthant, log_bvn_cdf, log_mvn_cdf, rejection_orthant, truncated_normal_above,
-    ChainConfig, EllipticalSlice, LinEss, LinEssVariant, QmcPoints, Sun, TruncatedNormal,
+    ChainConfig, ChainStart, EllipticalSlice, LinEss, LinEssVariant, QmcPoints, Sun, TruncatedNormal,
 };
 use burn_gp::special::{log_ndtr, ndtri, ndtri_from_log, norm_cdf, norm_pdf};
 use burn_gp::Error;
@@ -352,4 +352,50 @@ fn gibbs_orthant_matches_closed_forms_and_rejection_moments() {
         assert!((gibbs[i] - rm).abs() < 0.02, "mean {i}: Gibbs {} vs rejection {rm}", gibbs[i]);
         assert!((second[i] - r2).abs() < 0.04, "second moment {i}: Gibbs {} vs rejection {r2}", second[i]);
     }
+}
+
+#[test]
+fn sequential_starts_are_feasible_and_exact_draws_where_ghk_is_exact() {
+    let dev = device();
+    let mut rng = StdRng::seed_from_u64(21);
+    // One constraint: N(0, 1) on v > 0.5, the starts are exact draws (mean 1.14108).
+    let target = TruncatedNormal::orthant(&[1.0], &[-0.5], &dev).unwrap();
+    let v = target.starts(20_000, ChainStart::Sequential, &mut rng).unwrap().unwrap();
+    assert!(v.iter().all(|x| *x > 0.5));
+    let want = norm_pdf(0.5) / (1.0 - norm_cdf(0.5));
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    assert!((mean - want).abs() < 0.02, "mean {mean} vs {want}");
+    // Independent coordinates with scales 1, 2, 0.5 and bounds 0.5, −1, 2: exact per coordinate.
+    let l = [1.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 0.5];
+    let b = [-0.5, 1.0, -2.0];
+    let target = TruncatedNormal::orthant(&l, &b, &dev).unwrap();
+    let v = target.starts(20_000, ChainStart::Sequential, &mut rng).unwrap().unwrap();
+    for (i, sd) in [1.0, 2.0, 0.5].into_iter().enumerate() {
+        let z = -b[i] / sd;
+        let want = sd * norm_pdf(z) / (1.0 - norm_cdf(z));
+        let mean = v.iter().skip(i).step_by(3).sum::<f64>() / 20_000.0;
+        assert!((mean - want).abs() < 0.03 * sd, "coordinate {i}: mean {mean} vs {want}");
+    }
+    // 150 strongly correlated coordinates, each above 1: every start strictly feasible, and
+    // lin-ess runs from them (one start per chain).
+    let d = 150;
+    let cov: Vec<f64> = (0..d * d)
+        .map(|k| {
+            let (i, j) = ((k / d) as f64, (k % d) as f64);
+            (-(i - j).powi(2) / (2.0 * 15f64.powi(2))).exp() + if i == j { 1e-4 } else { 0.0 }
+        })
+        .collect();
+    let (l, _) = burn_gp::linalg::host::cholesky_batch(&cov, 1, d).unwrap();
+    let target = TruncatedNormal::orthant(&l, &vec![-1.0; d], &dev).unwrap();
+    let starts = target.starts(8, ChainStart::Sequential, &mut rng).unwrap().unwrap();
+    assert!(starts.iter().all(|x| *x > 1.0));
+    let config = ChainConfig { chains: 8, burn_in: 5, samples: 80, seed: 3 };
+    let run = LinEss::new(target.clone(), LinEssVariant::ConnectedArc).run(&config, Some(&starts)).unwrap();
+    assert!(host(run.samples).iter().all(|x| *x > 1.0));
+    assert_eq!(target.starts(8, ChainStart::Dispersed, &mut rng).unwrap(), None);
+    // Wrong start lengths and a general A are typed errors.
+    let err = LinEss::new(target, LinEssVariant::ConnectedArc).run(&config, Some(&starts[1..])).unwrap_err();
+    assert!(matches!(err, Error::ShapeMismatch { .. }), "{err}");
+    let general = TruncatedNormal::new(&identity(2), Some(&[1.0, 1.0]), &[-1.0], &dev).unwrap();
+    assert!(matches!(general.starts(2, ChainStart::Sequential, &mut rng), Err(Error::InvalidArgument { .. })));
 }

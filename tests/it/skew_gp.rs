@@ -11,7 +11,9 @@ use burn_gp::models::skew_gp::{
     assign_params, flatten_params, partition, Objective, SkewGp, SkewGpConfig, SkewGpPosterior, SkewOptimizer,
 };
 use burn_gp::models::EpGpClassifier;
-use burn_gp::mvn::{rejection_orthant, ChainConfig, LinEss, LinEssVariant, QmcPoints, Sun, TruncatedNormal};
+use burn_gp::mvn::{
+    rejection_orthant, ChainConfig, ChainStart, LinEss, LinEssVariant, QmcPoints, Sun, TruncatedNormal,
+};
 use burn_gp::special::{log_ndtr, norm_cdf};
 use burn_gp::Error;
 use rand::rngs::StdRng;
@@ -344,7 +346,7 @@ fn prediction_routes_agree() {
     assert!((ra - exact).abs() < 0.01, "route A {ra} vs {exact}");
     // route B with lin-ess draws (after burn-in)
     let config = ChainConfig { chains: 32, burn_in: 100, samples: 24_000, seed: 5 };
-    assert_eq!(post.sample(&config, LinEssVariant::ConnectedArc).unwrap(), 0);
+    assert_eq!(post.sample(&config, LinEssVariant::ConnectedArc, ChainStart::Dispersed).unwrap(), 0);
     let rb = post.predict_details(&x_star()).unwrap();
     assert!((rb.prob[0] - exact).abs() < 0.01, "route B (lin-ess) {} vs {exact}", rb.prob[0]);
     let p = &rb;
@@ -364,7 +366,7 @@ fn route_a_falls_back_to_gibbs_where_rejection_cannot_accept() {
     let mut post = posterior(&c, 1e-9);
     let exact = post.predict_exact(&x_star(), &points).unwrap()[0];
     let config = ChainConfig { chains: 32, burn_in: 200, samples: 16_000, seed: 9 };
-    post.sample(&config, LinEssVariant::ConnectedArc).unwrap();
+    post.sample(&config, LinEssVariant::ConnectedArc, ChainStart::Dispersed).unwrap();
     let ra = post.predict_route_a(&x_star(), 4).unwrap()[0];
     assert!((ra - exact).abs() < 0.01, "route A {ra} vs Corollary 2 {exact}");
 }
@@ -485,8 +487,12 @@ fn skewgp0_agrees_with_full_ep_at_the_same_hyperparameters() {
     // exact: SkewGP0 posterior sampled by lin-ess
     let model = SkewGp::new(Rbf::new(&[0.5], 2.0, &dev).unwrap(), &[], &[], &[], 1e-6, &dev).unwrap();
     let mut post = SkewGpPosterior::new(model, xt.clone(), &labels(&y)).unwrap();
-    post.sample(&ChainConfig { chains: 32, burn_in: 300, samples: 32_000, seed: 1 }, LinEssVariant::ConnectedArc)
-        .unwrap();
+    post.sample(
+        &ChainConfig { chains: 32, burn_in: 300, samples: 32_000, seed: 1 },
+        LinEssVariant::ConnectedArc,
+        ChainStart::Dispersed,
+    )
+    .unwrap();
     let exact = post.predict_details(&xg).unwrap().prob;
     // full EP: inducing points at the data (m = n), tiny noise
     let ep = EpGpClassifier::new(

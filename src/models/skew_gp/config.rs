@@ -3,7 +3,7 @@
 use burn::config::Config;
 
 use crate::error::Error;
-use crate::mvn::{ChainConfig, LinEssVariant};
+use crate::mvn::{ChainConfig, ChainStart, LinEssVariant};
 
 /// What `fit` maximises (paper §5.2, Proposition 2, and ours: `docs/papers/000-skew-gp.md`, section
 /// "Training objective"); `P_i = Φ_{s+|B_i|}(γ̃_{B_i}; Γ̃_{B_i})` per block.
@@ -114,6 +114,10 @@ pub struct SkewGpConfig {
     /// lin-ess angle rule.
     #[config(default = "LinEssVariant::ConnectedArc")]
     pub variant: LinEssVariant,
+    /// Where the lin-ess chains start: GHK draws by default, near the posterior (with thousands
+    /// of rows the dispersed start needs thousands of burn-in steps; `docs/results/skew_gp.md`).
+    #[config(default = "ChainStart::Sequential")]
+    pub chain_start: ChainStart,
     /// Seed (pseudo-point initialisation, partitions, QMC shifts, sampler).
     #[config(default = 0)]
     pub seed: u64,

@@ -16,7 +16,7 @@ use crate::models::ClassPredictive;
 use crate::mvn::{
     cholesky_host, estimate_from_log_integrand, genz_log_integrand, genz_order, gibbs_orthant, independent_groups,
     log_mvn_cdf_exact, log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, row_major, solve_chol,
-    solve_lower, symmetrise, ChainConfig, LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
+    solve_lower, symmetrise, ChainConfig, ChainStart, LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
 };
 use crate::special::norm_cdf;
 use crate::tensors::to_vec;
@@ -199,11 +199,12 @@ impl<K: Kernel> SkewGpPosterior<K> {
     }
 
     /// Draws `U₁ ~ N(0, Γ̃)` restricted to `U₁ + γ̃ > 0` by lin-ess (chains batched on the device of
-    /// the training inputs) and keeps them for [`Self::predict`]; returns the number of rounding
-    /// rejections.
-    pub fn sample(&mut self, config: &ChainConfig, variant: LinEssVariant) -> Result<usize> {
+    /// the training inputs, started as `start` says) and keeps them for [`Self::predict`]; returns
+    /// the number of rounding rejections.
+    pub fn sample(&mut self, config: &ChainConfig, variant: LinEssVariant, start: ChainStart) -> Result<usize> {
         let target = TruncatedNormal::orthant(&self.gamma_tilde_chol(), &self.gamma_tilde, &self.x.device())?;
-        let run = LinEss::new(target, variant).run(config, None)?;
+        let starts = target.starts(config.chains, start, &mut StdRng::seed_from_u64(config.seed ^ 0x57a7))?;
+        let run = LinEss::new(target, variant).run(config, starts.as_deref())?;
         let t = self.gamma_tilde.len();
         self.set_draws(to_vec(run.samples), t)?;
         Ok(run.rounding_rejections)

@@ -18,7 +18,7 @@ use super::prior::SkewGp;
 use super::spsa::{assign_params, flatten_params, Spsa};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
-use crate::mvn::{ChainConfig, LinEssVariant, QmcPoints};
+use crate::mvn::{ChainConfig, ChainStart, LinEssVariant, QmcPoints};
 use crate::optim::flatten_gradients;
 use crate::train::{fit_loop, History, StepIndex, TrainConfig};
 
@@ -133,8 +133,11 @@ impl<K: Kernel> SkewGp<K> {
         let phases = model.phases.clone();
         let t0 = Instant::now();
         let mut posterior = SkewGpPosterior::new(model, x.clone().inner(), y)?;
-        let rounding_rejections =
-            if config.samples == 0 { 0 } else { posterior.sample(&config.chain_config(), config.variant)? };
+        let rounding_rejections = if config.samples == 0 {
+            0
+        } else {
+            posterior.sample(&config.chain_config(), config.variant, config.chain_start)?
+        };
         Ok(SkewGpFit {
             posterior,
             history,
@@ -174,7 +177,7 @@ enum HoldoutScoring {
     Exact(QmcPoints),
     /// Route B from lin-ess draws of the posterior on the rows trained on (fixed seed, so every
     /// scoring uses the same random numbers).
-    Sampled(ChainConfig, LinEssVariant),
+    Sampled(ChainConfig, LinEssVariant, ChainStart),
 }
 
 /// The rows trained on and, with `config.validation_fraction > 0`, the hold-out (stratified by
@@ -201,7 +204,7 @@ fn split_rows(config: &SkewGpConfig, x: &Tensor<2>, y: &[usize]) -> Result<(Vec<
         HoldoutScoring::Exact(QmcPoints::lattice(dim, config.qmc_points, config.qmc_shifts, config.seed ^ 0x7e57)?)
     } else {
         let chains = ChainConfig { samples: config.validation_samples, ..config.chain_config() };
-        HoldoutScoring::Sampled(chains, config.variant)
+        HoldoutScoring::Sampled(chains, config.variant, config.chain_start)
     };
     let xv = x.clone().inner();
     let holdout = Holdout {
@@ -220,8 +223,8 @@ fn holdout_score<K: Kernel>(model: &SkewGp<K>, h: &Holdout) -> Result<f64> {
     let mut posterior = SkewGpPosterior::new(model.clone(), h.fit_x.clone(), &h.fit_y)?;
     let p = match &h.scoring {
         HoldoutScoring::Exact(points) => posterior.predict_exact(&h.x, points)?,
-        HoldoutScoring::Sampled(chains, variant) => {
-            posterior.sample(chains, *variant)?;
+        HoldoutScoring::Sampled(chains, variant, start) => {
+            posterior.sample(chains, *variant, *start)?;
             posterior.predict_details(&h.x)?.prob
         }
     };
