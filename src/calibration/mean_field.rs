@@ -1,6 +1,6 @@
 //! Mean-field scaling: a temperature and a variance weight fitted together, so that a Gaussian
 //! latent predictive's own variances flatten its class probabilities point by point.
-use super::{check_scores, golden_section, mean_nll, softmax_row, TemperatureScaling};
+use super::{golden_section, mean_nll, softmax_row, TemperatureScaling};
 use crate::data::check_labels;
 use crate::error::{Error, Result};
 use crate::models::ClassPredictive;
@@ -50,7 +50,10 @@ impl MeanFieldScaling {
     /// chosen among 0 and a log-spaced grid on `[1e-3, 1e4]`, then refined by golden-section
     /// search between the grid neighbours of the best grid point.
     pub fn fit(pred: &ClassPredictive, labels: &[usize]) -> Result<Self> {
-        check_predictive("MeanFieldScaling::fit", pred)?;
+        pred.check()?;
+        if pred.n == 0 {
+            return Err(Error::Empty { context: "MeanFieldScaling::fit".into() });
+        }
         if labels.len() != pred.n {
             return Err(Error::shape("MeanFieldScaling::fit labels", [pred.n], [labels.len()]));
         }
@@ -94,19 +97,6 @@ impl MeanFieldScaling {
 /// The means shrunk by their variances, `f̄_c / √(1 + λ·v_c)`, `[n, C]`.
 fn shrunk(pred: &ClassPredictive, weight: f64) -> Vec<f64> {
     pred.mean.iter().zip(&pred.var).map(|(m, v)| m / (1.0 + weight * v).sqrt()).collect()
-}
-
-/// Checks a predictive's shapes, finiteness and variances (its fields are public).
-fn check_predictive(context: &str, pred: &ClassPredictive) -> Result<()> {
-    let n = check_scores(context, &pred.mean, pred.classes)?;
-    if n != pred.n || pred.var.len() != pred.mean.len() {
-        return Err(Error::shape(&format!("{context} predictive"), [pred.n, pred.classes], [n, pred.var.len()]));
-    }
-    check_scores(context, &pred.var, pred.classes)?;
-    if let Some(v) = pred.var.iter().find(|v| **v < 0.0) {
-        return Err(Error::invalid("variance", format!("{context}: a latent variance is negative ({v})")));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

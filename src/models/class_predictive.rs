@@ -36,15 +36,17 @@ pub struct ClassPredictive {
 impl ClassPredictive {
     /// From host vectors `[n, C]`; errors on a length mismatch, NaN or a negative variance.
     pub fn new(mean: Vec<f64>, var: Vec<f64>, classes: usize) -> Result<Self> {
-        if classes == 0 || !mean.len().is_multiple_of(classes) || var.len() != mean.len() {
-            return Err(Error::shape("ClassPredictive", [mean.len() / classes.max(1), classes], [var.len()]));
-        }
-        check_finite("predictive means", &mean)?;
-        check_finite("predictive variances", &var)?;
-        if let Some(i) = var.iter().position(|&v| v < 0.0) {
-            return Err(Error::invalid("var", format!("negative variance {} at index {i}", var[i])));
-        }
+        check_parts(&mean, &var, classes)?;
         Ok(Self { n: mean.len() / classes, mean, var, classes, exact: None })
+    }
+    /// The checks of [`Self::new`] on a predictive whose public fields may have been set by hand,
+    /// and that `n` matches the lengths.
+    pub(crate) fn check(&self) -> Result<()> {
+        check_parts(&self.mean, &self.var, self.classes)?;
+        if self.n * self.classes != self.mean.len() {
+            return Err(Error::shape("ClassPredictive: n × classes", [self.n, self.classes], [self.mean.len()]));
+        }
+        Ok(())
     }
     /// A binary probit classifier's predictive from its latent marginals `N(m_i, v_i)`: class-1
     /// probabilities `Φ(m_i/√(1 + v_i))` ([`probit_probabilities`]), see [`binary`](Self::binary).
@@ -214,4 +216,17 @@ pub fn variation_ratio_from_counts(counts: &[usize]) -> f64 {
 /// Entropy `−Σ_c p_c ln p_c` (nats) of each row of `probs` `[n, k]`.
 pub fn entropy(probs: &[f64], k: usize) -> Vec<f64> {
     probs.chunks(k.max(1)).map(|p| -p.iter().filter(|&&x| x > 0.0).map(|x| x * x.ln()).sum::<f64>()).collect()
+}
+
+/// Lengths `[n, C]`, finite values and non-negative variances of a predictive's parts.
+fn check_parts(mean: &[f64], var: &[f64], classes: usize) -> Result<()> {
+    if classes == 0 || !mean.len().is_multiple_of(classes) || var.len() != mean.len() {
+        return Err(Error::shape("ClassPredictive", [mean.len() / classes.max(1), classes], [var.len()]));
+    }
+    check_finite("predictive means", mean)?;
+    check_finite("predictive variances", var)?;
+    if let Some(i) = var.iter().position(|&v| v < 0.0) {
+        return Err(Error::invalid("var", format!("negative variance {} at index {i}", var[i])));
+    }
+    Ok(())
 }
