@@ -249,7 +249,7 @@ fn a_bayesian_svm_head_on_a_user_mlp_learns_a_table() {
     dev.seed(0);
     let (train, test) = (blobs(600, 1), blobs(300, 2));
     let recipe = HybridConfig::classes(3).with_init_samples(300);
-    let net = recipe.init(Mlp::new(2, 32, 8, &dev), &train, &dev).unwrap();
+    let net = recipe.init(Mlp::new(2, 32, 8, 0, &dev), &train, &dev).unwrap();
     let config = TrainConfig { epochs: 10, batch_size: 64, lr: 3e-3, seed: 0, progress: false, ..Default::default() };
     let (net, _) = fit_hybrid(net, &train, &recipe, &config, |_, _| Ok(vec![])).unwrap();
     let x = burn_gp::tensors::matrix(test.table.x.clone(), test.table.n, 2, &device()).unwrap();
@@ -260,7 +260,7 @@ fn a_bayesian_svm_head_on_a_user_mlp_learns_a_table() {
     // overconfident on the few points across a boundary, so its NLL is not a target here.)
     assert!(acc >= 0.92 && nll.is_finite(), "accuracy {acc}, NLL {nll}");
     // A table with 3 classes cannot train a 4-way head; labels outside 0..C are typed errors.
-    let four = HybridConfig::classes(4).init(Mlp::new(2, 32, 8, &dev), &train, &dev);
+    let four = HybridConfig::classes(4).init(Mlp::new(2, 32, 8, 0, &dev), &train, &dev);
     assert!(matches!(four, Err(Error::InvalidArgument { .. })));
     assert!(matches!(pred.accuracy(&vec![3; test.table.n]), Err(Error::LabelOutOfRange { .. })));
     assert!(matches!(pred.nll(&[0, 1]), Err(Error::ShapeMismatch { .. })));
@@ -272,7 +272,7 @@ fn an_svgp_head_on_a_user_mlp_regresses() {
     dev.seed(0);
     let (train, test) = (sine(500, 3), sine(200, 4));
     let recipe = HybridConfig::regression(1).with_init_samples(500);
-    let net = recipe.init_regression(Mlp::new(1, 32, 4, &dev), &train, &dev).unwrap();
+    let net = recipe.init_regression(Mlp::new(1, 32, 4, 0, &dev), &train, &dev).unwrap();
     let config = TrainConfig { epochs: 60, batch_size: 64, lr: 5e-3, seed: 0, progress: false, ..Default::default() };
     let (net, _) = fit_hybrid(net, &train, &recipe, &config, |_, _| Ok(vec![])).unwrap();
     let x = burn_gp::tensors::matrix(test.x.clone(), test.n, 1, &device()).unwrap();
@@ -284,7 +284,7 @@ fn an_svgp_head_on_a_user_mlp_regresses() {
     assert!(rmse < 0.2 && ll > 0.2, "RMSE {rmse}, log density {ll}");
     // The Gaussian head has no natural-gradient step: asking for one is a typed error.
     let natural = HybridConfig::regression(1).with_natural_step(0.02);
-    let net = natural.init_regression(Mlp::new(1, 32, 4, &dev), &train, &dev).unwrap();
+    let net = natural.init_regression(Mlp::new(1, 32, 4, 0, &dev), &train, &dev).unwrap();
     let fitted = fit_hybrid(net, &train, &natural, &config, |_, _| Ok(vec![]));
     assert!(matches!(fitted, Err(Error::InvalidArgument { .. })));
 }

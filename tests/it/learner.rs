@@ -62,7 +62,7 @@ fn a_bayesian_svm_head_learns_the_blobs_through_the_learner_with_natural_steps()
     let (train, test): (ClassTable, ClassTable) = (blobs(600, 1), blobs(300, 2));
     let recipe = HybridConfig::classes(3).with_init_samples(300);
     assert!(recipe.natural_step > 0.0);
-    let net = recipe.init(Mlp::new(2, 32, 8, &dev), &train, &dev).unwrap();
+    let net = recipe.init(Mlp::new(2, 32, 8, 0, &dev), &train, &dev).unwrap();
     let q_mu_before = to_vec(net.head.q_mu.val());
     let config = TrainConfig { epochs: 10, batch_size: 64, lr: 3e-3, seed: 0, progress: false, ..Default::default() };
     let (learner, loaders) = setup(net, &recipe, &config, train, test.clone());
@@ -89,8 +89,11 @@ fn an_svgp_regression_head_learns_the_sine_through_the_learner() {
     let dev = ad_device();
     let (train, test): (Table, Table) = (sine(500, 3), sine(200, 4));
     let recipe = HybridConfig::regression(1).with_init_samples(500);
-    let net = recipe.init_regression(Mlp::new(1, 32, 4, &dev), &train, &dev).unwrap();
-    let config = TrainConfig { epochs: 60, batch_size: 64, lr: 5e-3, seed: 0, progress: false, ..Default::default() };
+    let net = recipe.init_regression(Mlp::new(1, 32, 4, 0, &dev), &train, &dev).unwrap();
+    // 120 epochs: over 30 seeds of the MLP's initial weights the held-out RMSE was 0.104–0.197
+    // (median 0.123); at 60 epochs it was 0.11–0.19 and, with the device's unseeded draws
+    // before the MLP was seeded, 0.27 in one CI run.
+    let config = TrainConfig { epochs: 120, batch_size: 64, lr: 5e-3, seed: 0, progress: false, ..Default::default() };
     let (learner, loaders) = setup(net, &recipe, &config, train, test.clone());
     let result = SupervisedTraining::new(artifacts("sine"), loaders.train, loaders.valid)
         .metrics((LossMetric::new(),))
@@ -110,7 +113,7 @@ fn one_training_step_reports_the_loss_and_the_latent_means() {
     let dev = ad_device();
     let train = blobs(90, 5);
     let recipe = HybridConfig::classes(3).with_init_samples(90);
-    let net = recipe.init(Mlp::new(2, 16, 4, &dev), &train, &dev).unwrap();
+    let net = recipe.init(Mlp::new(2, 16, 4, 0, &dev), &train, &dev).unwrap();
     let (input, targets) = TrainingSet::batch(&train, &[0, 1, 2, 3], &dev).unwrap();
     let expected = net.objective(input.clone(), targets.clone()).unwrap();
     let model = LearnerNet::new(net, &recipe).unwrap();
@@ -137,7 +140,7 @@ fn the_data_adapters_reject_bad_input_with_typed_errors() {
     // A Gaussian head has no natural-gradient step: asking for one is a typed error.
     let dev = ad_device();
     let regression = HybridConfig::regression(1).with_init_samples(80);
-    let net = regression.init_regression(Mlp::new(1, 8, 2, &dev), &other, &dev).unwrap();
+    let net = regression.init_regression(Mlp::new(1, 8, 2, 0, &dev), &other, &dev).unwrap();
     let natural = regression.with_natural_step(0.02);
     assert!(matches!(LearnerNet::new(net, &natural), Err(Error::InvalidArgument { .. })));
 }

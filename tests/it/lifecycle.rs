@@ -118,7 +118,7 @@ fn networks_with_gp_heads_load_with_their_normaliser_and_head() {
     let table =
         ClassTable::new(Table::new(x.clone(), labels, 2).unwrap(), vec!["a".into(), "b".into(), "c".into()]).unwrap();
     let recipe = HybridConfig::classes(3).with_init_samples(120);
-    let net = recipe.init(Mlp::new(2, 16, 4, &train), &table, &train).unwrap();
+    let net = recipe.init(Mlp::new(2, 16, 4, 0, &train), &table, &train).unwrap();
     let config = TrainConfig { epochs: 2, batch_size: 40, progress: false, ..Default::default() };
     let (net, _) = fit_hybrid(net, &table, &recipe, &config, |_, _| Ok(vec![])).unwrap();
     let net = net.valid();
