@@ -119,8 +119,10 @@ struct Args {
     first_fold: usize,
     /// Train nothing: merge the `--json` set lines saved in these files (comma-separated) and print
     /// the tables. Lines of one set that cover different folds (`first_fold`, `folds`) are
-    /// combined, fold-weighted; a fold range seen twice counts once (the first line). Sets with
-    /// fewer than `--folds` folds get their row but stay out of the means.
+    /// combined, fold-weighted; a fold range seen twice counts once (the first line), unless the
+    /// two lines score different methods (one fold run method by method, `--methods skew0` and
+    /// `--methods gpep,skew0ep`, say): those join. Sets with fewer than `--folds` folds get their
+    /// row but stay out of the means.
     #[arg(long, value_delimiter = ',')]
     summarise: Vec<std::path::PathBuf>,
     /// SkewGP test predictions: `exact` (Corollary 2 as a ratio of two Genz estimates with common
@@ -322,6 +324,26 @@ impl SetLine {
             summary,
         })
     }
+
+    /// Whether `other` covers the same set and folds and scores only methods this line lacks, as
+    /// the lines of one fold run method by method (`--methods skew0`, `--methods gpep,skew0ep`, …).
+    fn joins(&self, other: &SetLine) -> bool {
+        let disjoint = self
+            .summary
+            .iter()
+            .zip(&other.summary)
+            .all(|(a, b)| !(a.information.is_finite() && b.information.is_finite()));
+        self.set == other.set && self.first_fold == other.first_fold && self.folds == other.folds && disjoint
+    }
+
+    /// Takes the methods that `other` scores (see [`SetLine::joins`]).
+    fn join(&mut self, other: SetLine) {
+        for (mine, theirs) in self.summary.iter_mut().zip(other.summary) {
+            if theirs.information.is_finite() {
+                *mine = theirs;
+            }
+        }
+    }
 }
 
 /// Fold-weighted merge of one method's summaries over disjoint fold ranges: each field is the
@@ -352,7 +374,7 @@ fn merge_summaries(parts: &[(usize, Summary)]) -> Summary {
 }
 
 /// `--summarise`: merges the saved set lines per set (in order of first appearance) and prints
-/// the tables as a run would.
+/// the tables as a run would. Lines of the same folds that score different methods join into one.
 fn summarise(args: &Args) -> Result<()> {
     let mut lines: Vec<SetLine> = Vec::new();
     for path in &args.summarise {
@@ -360,6 +382,10 @@ fn summarise(args: &Args) -> Result<()> {
         for line in text.lines().filter(|l| l.trim_start().starts_with('{')) {
             let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
             let Some(parsed) = SetLine::parse(&v) else { continue };
+            if let Some(same) = lines.iter_mut().find(|l| l.joins(&parsed)) {
+                same.join(parsed);
+                continue;
+            }
             let seen = lines.iter().any(|l| {
                 l.set == parsed.set
                     && l.first_fold < parsed.first_fold + parsed.folds
