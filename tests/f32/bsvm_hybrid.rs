@@ -246,7 +246,6 @@ fn a_saved_hybrid_loads_with_its_normaliser_statistics() {
 #[test]
 fn a_bayesian_svm_head_on_a_user_mlp_learns_a_table() {
     let dev = device().autodiff();
-    dev.seed(0);
     let (train, test) = (blobs(600, 1), blobs(300, 2));
     let recipe = HybridConfig::classes(3).with_init_samples(300);
     let net = recipe.init(Mlp::new(2, 32, 8, 0, &dev), &train, &dev).unwrap();
@@ -269,7 +268,6 @@ fn a_bayesian_svm_head_on_a_user_mlp_learns_a_table() {
 #[test]
 fn an_svgp_head_on_a_user_mlp_regresses() {
     let dev = device().autodiff();
-    dev.seed(0);
     let (train, test) = (sine(500, 3), sine(200, 4));
     let recipe = HybridConfig::regression(1).with_init_samples(500);
     let net = recipe.init_regression(Mlp::new(1, 32, 4, 0, &dev), &train, &dev).unwrap();
