@@ -10,10 +10,16 @@
 //! cargo run --release --example adversarial -- --train-size 10000 --epochs 1   # or train both here
 //! ```
 //! The hybrid's attacked loss is the head's per-image data term `−ℓ*_n` (the KL does not depend on
-//! x). Scores of the hybrid: `vr`, the sampled variation ratio (the paper's eq. 13, `--vr-samples`
+//! x), or with `--attack-loss mean-softmax` the cross-entropy of `softmax(f̄)` over its mean
+//! predictions. Scores of the hybrid: `vr`, the sampled variation ratio (the paper's eq. 13, `--vr-samples`
 //! draws); `max_p`, `1 − max_c p_c` with the arg-max probabilities `p_c = P(f_c is the largest)`
 //! (the VR's limit as S → ∞); `entropy` of those `p`; `latent_var`, the head's latent variance
-//! averaged over classes. Scores of the softmax network: `1 − max_c p_c` and the entropy.
+//! averaged over classes; `mean_entropy`, the entropy of the paper's class probabilities
+//! `softmax(f̄ / T)` over the mean predictions (§4.3.1; `T` = 1 without `--calibration`, else the
+//! fitted temperature: the probabilities whose NLL is reported); `scaled_entropy`, the entropy of
+//! the arg-max probabilities with the latent variances times the factor `variance_scale` fitted
+//! on the held-out images (`VarianceScaling`; 1 without `--calibration`). Scores of the softmax network:
+//! `1 − max_c p_c` and the entropy.
 //! `--plot DIR` writes the ROC curves, one curve per ε: `adversarial_roc_vr.svg` (sampled VR) and
 //! `adversarial_roc_maxp.svg` (`1 − max_c p_c`), and, when the hybrid is trained here,
 //! `adversarial_curves.svg`. With `--calibration N` (the same N the networks were trained with:
@@ -21,18 +27,19 @@
 //! With `--json` the last stdout line is
 //! `{"example":"adversarial","dataset":"mnist","eps":[…],"accuracy":[…],"clean_accuracy":…,"vr_clean":…,"vr_adv":[…],"auc":[…],"auc_limit":[…],"test_size":…, …}`
 //! (`auc`: ROC-AUC of the sampled VR; `auc_limit`: of `max_p`; also `auc_entropy`,
-//! `auc_latent_var`, `latent_var_clean`, `latent_var_adv`, `nll`, `nll_calibrated`, `temperature`,
+//! `auc_latent_var`, `auc_mean_entropy`, `auc_scaled_entropy`, `variance_scale`, `latent_var_clean`, `latent_var_adv`, `nll`, `nll_calibrated`, `temperature`,
 //! and for the softmax network, `null` without one: `softmax_clean_accuracy`, `softmax_accuracy`,
 //! `softmax_auc_max_p`, `softmax_auc_entropy`, `softmax_nll`, `softmax_nll_calibrated`,
 //! `softmax_temperature`, and the hybrid on the softmax network's FGSM images (a transferred
 //! attack): `transfer_accuracy`, `transfer_auc` (VR), `transfer_auc_limit`, `transfer_auc_entropy`,
-//! `transfer_auc_latent_var`; the per-ε keys are lists in the order of `eps`, the NLLs are on the
+//! `transfer_auc_latent_var`, `transfer_auc_mean_entropy`, `transfer_auc_scaled_entropy`; the per-ε keys are lists in the order of `eps`, the NLLs are on the
 //! clean test images used here).
 use std::path::PathBuf;
 
 use burn::module::Module;
+use burn::nn::loss::CrossEntropyLossConfig;
 use burn::tensor::Tensor;
-use burn_gp::calibration::TemperatureScaling;
+use burn_gp::calibration::{TemperatureScaling, VarianceScaling};
 use burn_gp::data::{data_root, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics::{accuracy, roc_auc, roc_curve};
 use burn_gp::models::{entropy, ClassPredictive};
@@ -57,6 +64,12 @@ struct Args {
     /// hybrid is trained here, unless `--no-softmax`).
     #[arg(long)]
     softmax_model: Option<PathBuf>,
+    /// The loss the FGSM attack on the hybrid ascends: `hinge`, the head's per-image data term
+    /// `−ℓ*_n` (the training objective's); `mean-softmax`, the cross-entropy of the paper's class
+    /// probabilities `softmax(f̄)` over the mean predictions (§4.3.1), as a softmax network is
+    /// attacked.
+    #[arg(long, default_value = "hinge", value_parser = ["hinge", "mean-softmax"])]
+    attack_loss: String,
     /// Attack strengths ε (pixels in [0, 1]).
     #[arg(long, value_delimiter = ',', default_value = "0.05,0.1,0.15,0.2,0.25,0.3")]
     eps: Vec<f64>,
@@ -78,12 +91,14 @@ fn fgsm_step(images: Tensor<4>, loss: Tensor<1>, eps: f64) -> Result<Tensor<4>> 
     Ok((images.inner() + g.sign().mul_scalar(eps)).clamp(0.0, 1.0))
 }
 
-/// The hybrid's latent marginals on FGSM images of `set` (the attack ascends `−Σ_n ℓ*_n`). `net`
-/// is frozen (no parameter gradients, normaliser on its running statistics) on the autodiff device.
+/// The hybrid's latent marginals on FGSM images of `set`: the attack ascends `−Σ_n ℓ*_n`, or with
+/// `mean_softmax` the cross-entropy of `softmax(f̄)`. `net` is frozen (no parameter gradients,
+/// normaliser on its running statistics) on the autodiff device.
 fn attack_hybrid(
     net: &HybridNet<MnistTrunk>,
     set: &ImageSet,
     eps: f64,
+    mean_softmax: bool,
     devices: &common::Devices,
 ) -> Result<ClassPredictive> {
     let valid = net.valid();
@@ -92,7 +107,12 @@ fn attack_hybrid(
         let idx: Vec<usize> = (start..(start + CHUNK).min(set.n)).collect();
         let b = image_batch(set, &idx, &devices.train)?;
         let images = b.images.require_grad();
-        let loss = net.data_terms(images.clone(), b.targets)?.sum().neg();
+        let loss = if mean_softmax {
+            let (mean, _) = net.marginals(images.clone())?;
+            CrossEntropyLossConfig::new().init(&mean.device()).forward(mean, b.labels)
+        } else {
+            net.data_terms(images.clone(), b.targets)?.sum().neg()
+        };
         let (m, v) = valid.marginals(fgsm_step(images, loss, eps)?)?;
         means.extend(to_vec(m));
         vars.extend(to_vec(v));
@@ -126,16 +146,38 @@ fn attack_softmax(
     Ok((logits, ClassPredictive::new(means, vars, set.num_classes)?))
 }
 
+/// The calibrations behind two of the hybrid's scores: the temperature of the paper's class
+/// probabilities `softmax(f̄ / T)` and the factor on the latent variances of the arg-max
+/// probabilities (both 1 uncalibrated).
+struct ScoreCalibration {
+    temperature: TemperatureScaling,
+    variance: VarianceScaling,
+}
+
 /// The hybrid's detection scores (higher = more uncertain), in the order of [`HYBRID_SCORES`].
-fn hybrid_scores(pred: &ClassPredictive, vr_samples: usize, seed: u64) -> [Vec<f64>; 4] {
+fn hybrid_scores(
+    pred: &ClassPredictive,
+    cal: &ScoreCalibration,
+    vr_samples: usize,
+    seed: u64,
+) -> Result<[Vec<f64>; HYBRID_SCORES.len()]> {
+    let k = pred.classes;
     let probs = pred.gh_probabilities(32);
-    let max_p = probs.chunks(pred.classes).map(|p| 1.0 - p.iter().cloned().fold(0.0, f64::max)).collect();
-    let latent_var = pred.var.chunks(pred.classes).map(|v| v.iter().sum::<f64>() / v.len() as f64).collect();
-    [pred.variation_ratio(vr_samples, seed), max_p, entropy(&probs, pred.classes), latent_var]
+    let max_p = probs.chunks(k).map(|p| 1.0 - p.iter().cloned().fold(0.0, f64::max)).collect();
+    let latent_var = pred.var.chunks(k).map(|v| v.iter().sum::<f64>() / v.len() as f64).collect();
+    Ok([
+        pred.variation_ratio(vr_samples, seed),
+        max_p,
+        entropy(&probs, k),
+        latent_var,
+        entropy(&cal.temperature.probabilities(&pred.mean, k)?, k),
+        entropy(&cal.variance.probabilities(pred), k),
+    ])
 }
 
 /// Names of the hybrid's scores.
-const HYBRID_SCORES: [&str; 4] = ["VR", "1 − max p", "entropy", "latent var"];
+const HYBRID_SCORES: [&str; 6] =
+    ["VR", "1 − max p", "entropy", "latent var", "softmax(f̄/T) entropy", "variance-scaled entropy"];
 
 /// The softmax network's scores `[1 − max p, entropy]` and its probabilities, from logits.
 fn softmax_scores(logits: &[f64], k: usize) -> Result<([Vec<f64>; 2], Vec<f64>)> {
@@ -166,7 +208,7 @@ struct Row {
     accuracy: f64,
     vr: f64,
     latent_var: f64,
-    auc: [f64; 4],
+    auc: [f64; HYBRID_SCORES.len()],
     softmax: Option<SoftmaxRow>,
 }
 
@@ -180,7 +222,7 @@ struct SoftmaxRow {
     /// The hybrid's accuracy on the same images.
     transfer_accuracy: f64,
     /// ROC-AUC of the hybrid's scores on the same images.
-    transfer_auc: [f64; 4],
+    transfer_auc: [f64; HYBRID_SCORES.len()],
 }
 
 fn run(args: &Args) -> Result<()> {
@@ -220,8 +262,8 @@ fn run(args: &Args) -> Result<()> {
     let net = net.freeze();
     let soft = soft.map(|s| s.freeze());
     let (valid, soft_valid) = (net.valid(), soft.as_ref().map(|s| s.valid()));
-    let temps = match &held {
-        Some(held) => Some(hybrid::fit_temperatures(&valid, soft_valid.as_ref(), held, &devices.base)?),
+    let fits = match &held {
+        Some(held) => Some(hybrid::fit_held_out(&valid, soft_valid.as_ref(), held, &devices.base)?),
         None => None,
     };
     let labels = test.labels_usize();
@@ -230,20 +272,27 @@ fn run(args: &Args) -> Result<()> {
         |classes: &[usize]| classes.iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
 
     let clean = hybrid::hybrid_predictive(&valid, &test, &devices.base)?;
-    let clean_scores = hybrid_scores(&clean, args.hybrid.vr_samples, args.run.seed);
+    let cal = match &fits {
+        Some(f) => ScoreCalibration { temperature: f.hybrid, variance: f.variance },
+        None => ScoreCalibration {
+            temperature: TemperatureScaling { temperature: 1.0 },
+            variance: VarianceScaling { scale: 1.0 },
+        },
+    };
+    let clean_scores = hybrid_scores(&clean, &cal, args.hybrid.vr_samples, args.run.seed)?;
     let (_, nll, _) = hybrid::score(&clean.gh_probabilities(32), &test)?;
     let calibrated = |t: &TemperatureScaling, scores: &[f64]| -> Result<f64> {
         Ok(hybrid::score(&t.probabilities(scores, k)?, &test)?.1)
     };
-    let nll_calibrated = match &temps {
-        Some((t, _)) => Some(calibrated(t, &clean.mean)?),
+    let nll_calibrated = match &fits {
+        Some(f) => Some(calibrated(&f.hybrid, &clean.mean)?),
         None => None,
     };
     let soft_clean = match &soft_valid {
         Some(s) => {
             let logits = hybrid::softmax_logits(s, &test, &devices.base)?;
             let (scores, probs) = softmax_scores(&logits, k)?;
-            let nll_cal = match temps.as_ref().and_then(|t| t.1) {
+            let nll_cal = match fits.as_ref().and_then(|f| f.softmax) {
                 Some(t) => Some(calibrated(&t, &logits)?),
                 None => None,
             };
@@ -255,14 +304,14 @@ fn run(args: &Args) -> Result<()> {
     let mut rows = Vec::new();
     let (mut roc_vr, mut roc_maxp) = (Vec::new(), Vec::new());
     for &eps in &args.eps {
-        let adv = attack_hybrid(&net, &test, eps, &devices)?;
-        let adv_scores = hybrid_scores(&adv, args.hybrid.vr_samples, args.run.seed + 1);
-        let aucs: [f64; 4] = std::array::from_fn(|i| auc(&clean_scores[i], &adv_scores[i]));
+        let adv = attack_hybrid(&net, &test, eps, args.attack_loss == "mean-softmax", &devices)?;
+        let adv_scores = hybrid_scores(&adv, &cal, args.hybrid.vr_samples, args.run.seed + 1)?;
+        let aucs: [f64; HYBRID_SCORES.len()] = std::array::from_fn(|i| auc(&clean_scores[i], &adv_scores[i]));
         let softmax = match (&soft, &soft_clean) {
             (Some(s), Some((clean_s, ..))) => {
                 let (logits, transferred) = attack_softmax(s, &valid, &test, eps, &devices)?;
                 let (adv_s, probs) = softmax_scores(&logits, k)?;
-                let t_scores = hybrid_scores(&transferred, args.hybrid.vr_samples, args.run.seed + 2);
+                let t_scores = hybrid_scores(&transferred, &cal, args.hybrid.vr_samples, args.run.seed + 2)?;
                 Some(SoftmaxRow {
                     accuracy: accuracy(&probs, k, &labels)?,
                     auc: [auc(&clean_s[0], &adv_s[0]), auc(&clean_s[1], &adv_s[1])],
@@ -290,12 +339,14 @@ fn run(args: &Args) -> Result<()> {
             softmax,
         };
         eprintln!(
-            "ε = {eps}: hybrid accuracy {:.4}, AUC VR {:.4} / 1 − max p {:.4} / entropy {:.4} / latent var {:.4}{}",
+            "ε = {eps}: hybrid accuracy {:.4}, AUC VR {:.4} / 1 − max p {:.4} / entropy {:.4} / latent var {:.4} / softmax(f̄/T) entropy {:.4} / variance-scaled entropy {:.4}{}",
             row.accuracy,
             aucs[0],
             aucs[1],
             aucs[2],
             aucs[3],
+            aucs[4],
+            aucs[5],
             row.softmax.map_or(String::new(), |s| format!(
                 "; softmax accuracy {:.4}, AUC 1 − max p {:.4} / entropy {:.4}; the hybrid on its images: accuracy {:.4}, AUC entropy {:.4}",
                 s.accuracy, s.auc[0], s.auc[1], s.transfer_accuracy, s.transfer_auc[2]
@@ -320,28 +371,28 @@ fn run(args: &Args) -> Result<()> {
         HYBRID_SCORES.join(", ")
     );
     println!(
-        "| ε | hybrid accuracy | VR | 1 − max p | entropy | latent var | softmax accuracy | 1 − max p | entropy |"
+        "| ε | hybrid accuracy | VR | 1 − max p | entropy | latent var | softmax(f̄/T) entropy | variance-scaled entropy | softmax accuracy | 1 − max p | entropy |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         let soft = r.softmax.map_or("– | – | –".to_string(), |s| {
             format!("{:.4} | {:.4} | {:.4}", s.accuracy, s.auc[0], s.auc[1])
         });
         println!(
-            "| {} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {soft} |",
-            r.eps, r.accuracy, r.auc[0], r.auc[1], r.auc[2], r.auc[3]
+            "| {} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {soft} |",
+            r.eps, r.accuracy, r.auc[0], r.auc[1], r.auc[2], r.auc[3], r.auc[4], r.auc[5]
         );
     }
     if rows.iter().any(|r| r.softmax.is_some()) {
         println!("\nThe softmax network's FGSM images given to the hybrid (a transferred attack): ROC-AUC of the hybrid's scores");
-        println!("| ε | hybrid accuracy | VR | 1 − max p | entropy | latent var |");
-        println!("|---|---|---|---|---|---|");
+        println!("| ε | hybrid accuracy | VR | 1 − max p | entropy | latent var | softmax(f̄/T) entropy | variance-scaled entropy |");
+        println!("|---|---|---|---|---|---|---|---|");
         for r in &rows {
             if let Some(s) = r.softmax {
                 let a = s.transfer_auc;
                 println!(
-                    "| {} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
-                    r.eps, s.transfer_accuracy, a[0], a[1], a[2], a[3]
+                    "| {} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} | {:.4} |",
+                    r.eps, s.transfer_accuracy, a[0], a[1], a[2], a[3], a[4], a[5]
                 );
             }
         }
@@ -363,13 +414,15 @@ fn run(args: &Args) -> Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "example": "adversarial", "dataset": "mnist", "eps": args.eps, "test_size": test.n,
+                "example": "adversarial", "dataset": "mnist", "eps": args.eps, "attack_loss": args.attack_loss, "test_size": test.n,
                 "accuracy": per(&|r| r.accuracy), "clean_accuracy": acc(&clean.classes()),
                 "vr_clean": mean(&clean_scores[0]), "vr_adv": per(&|r| r.vr),
                 "latent_var_clean": mean(&clean_scores[3]), "latent_var_adv": per(&|r| r.latent_var),
                 "auc": per(&|r| r.auc[0]), "auc_limit": per(&|r| r.auc[1]),
                 "auc_entropy": per(&|r| r.auc[2]), "auc_latent_var": per(&|r| r.auc[3]),
-                "nll": nll, "nll_calibrated": nll_calibrated, "temperature": temps.as_ref().map(|t| t.0.temperature),
+                "auc_mean_entropy": per(&|r| r.auc[4]), "auc_scaled_entropy": per(&|r| r.auc[5]),
+                "nll": nll, "nll_calibrated": nll_calibrated, "temperature": fits.as_ref().map(|f| f.hybrid.temperature),
+                "variance_scale": fits.as_ref().map(|f| f.variance.scale),
                 "softmax_clean_accuracy": soft_clean.as_ref().map(|s| s.1),
                 "softmax_accuracy": soft_per(&|s| s.accuracy),
                 "softmax_auc_max_p": soft_per(&|s| s.auc[0]), "softmax_auc_entropy": soft_per(&|s| s.auc[1]),
@@ -377,8 +430,10 @@ fn run(args: &Args) -> Result<()> {
                 "transfer_auc": soft_per(&|s| s.transfer_auc[0]), "transfer_auc_limit": soft_per(&|s| s.transfer_auc[1]),
                 "transfer_auc_entropy": soft_per(&|s| s.transfer_auc[2]),
                 "transfer_auc_latent_var": soft_per(&|s| s.transfer_auc[3]),
+                "transfer_auc_mean_entropy": soft_per(&|s| s.transfer_auc[4]),
+                "transfer_auc_scaled_entropy": soft_per(&|s| s.transfer_auc[5]),
                 "softmax_nll": soft_clean.as_ref().map(|s| s.2), "softmax_nll_calibrated": soft_clean.as_ref().and_then(|s| s.3),
-                "softmax_temperature": temps.as_ref().and_then(|t| t.1.map(|s| s.temperature)),
+                "softmax_temperature": fits.as_ref().and_then(|f| f.softmax.map(|s| s.temperature)),
             })
         );
     }
