@@ -10,6 +10,10 @@ sign test (ties dropped) and the mean and median differences.
     skewgp_pmlb --summarise f0.jsonl,f1.jsonl --json > ours.jsonl
     python3 benches/peers/skewgp_report.py --ours ours.jsonl --gpy gpy.jsonl [--folds 5]
 
+`--long-ep FILE…` adds a column from other merged `skewgp_pmlb` lines whose GP-EP was trained
+with another budget (`--methods gpep --ep-iterations 1000`), labelled `--long-ep-label`, and that
+column's comparisons with our GP-EP, the skew GPs and GPy; sets without it leave the means.
+
 Only sets with all `--folds` folds in both files enter the table; the others are listed on
 stderr. Standard library only.
 """
@@ -53,10 +57,17 @@ def main():
     ap.add_argument("--ours", nargs="+", required=True, help="skewgp_pmlb --json output file(s)")
     ap.add_argument("--gpy", nargs="+", required=True, help="gpy_pmlb.py output file(s)")
     ap.add_argument("--folds", type=int, default=5, help="folds a set needs to enter the table")
+    ap.add_argument("--long-ep", nargs="*", default=[], help="merged skewgp_pmlb lines of GP-EP at another budget")
+    ap.add_argument("--long-ep-label", default="GP-EP, 1 000 steps", help="name of the --long-ep column")
     args = ap.parse_args()
 
     ours = read_lines(args.ours, "info_skew2")
     gpy = read_lines(args.gpy, "info_gpy_ep")
+    long_ep = {
+        name: {"info_gpep_long": rec.get("info_gpep"), "acc_gpep_long": rec.get("acc_gpep")}
+        for name, rec in read_lines(args.long_ep, "info_gpep").items()
+        if rec.get("folds") == args.folds
+    }
     cols = [
         ("info_skew2", "SkewGP2"),
         ("info_skew0", "SkewGP0"),
@@ -66,9 +77,14 @@ def main():
         ("info_gpy_laplace", "GPy Laplace"),
     ]
     accs = ["acc_skew2", "acc_skew0", "acc_gpep", "acc_gpy_ep", "acc_gpy_laplace"]
+    if args.long_ep:
+        cols.insert(3, ("info_gpep_long", args.long_ep_label))
+        accs.insert(3, "acc_gpep_long")
     head = ["set", "rows", "d"] + [c[1] for c in cols]
     head += ["lattice s.e. SkewGP2 / SkewGP0 / SkewGP0-at-EP (bits)", "points per shift"]
-    head += ["acc SkewGP2", "acc SkewGP0", "acc GP-EP", "acc GPy EP", "acc GPy Laplace", "GPy failures EP / Laplace"]
+    head += ["acc " + names for names in ("SkewGP2", "SkewGP0", "GP-EP")]
+    head += [f"acc {args.long_ep_label}"] if args.long_ep else []
+    head += ["acc GPy EP", "acc GPy Laplace", "GPy failures EP / Laplace"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     rows = []
@@ -78,7 +94,7 @@ def main():
             have = f"ours {rec.get('folds')} folds, GPy {peer.get('folds') if peer else 0}"
             print(f"{name}: left out ({have})", file=sys.stderr)
             continue
-        merged = {**rec, **peer}
+        merged = {**rec, **peer, **long_ep.get(name, {})}
         rows.append(merged)
         se = " / ".join(fmt(merged.get(f"qmc_se_{m}"), 4) for m in ("skew2", "skew0", "skew0ep"))
         pts = " / ".join(fmt(merged.get(f"qmc_points_{m}"), 0) for m in ("skew2", "skew0", "skew0ep"))
@@ -95,9 +111,10 @@ def main():
     print("\n| pair (information) | wins / ties / losses | two-sided sign test p | mean difference | median difference |")
     print("|---|---|---|---|---|")
     names = dict(cols)
-    for a in ("info_skew2", "info_skew0"):
+    firsts = ["info_skew2", "info_skew0"] + (["info_gpep_long"] if args.long_ep else [])
+    for i, a in enumerate(firsts):
         for b, label in cols:
-            if b == a or (a == "info_skew0" and b == "info_skew2"):
+            if b == a or b in firsts[:i]:
                 continue
             diffs = [r[a] - r[b] for r in complete]
             wins = sum(d > 0.0005 for d in diffs)
