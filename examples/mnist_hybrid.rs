@@ -25,7 +25,10 @@
 //! (`burn_gp::calibration::VarianceScaling`) `variance_scale`, `nll_variance_scaled` and
 //! `ece_variance_scaled`; and for `softmax(f̄_c / (T·√(1 + λ·v_c)))` with `T` and `λ` fitted
 //! together (`burn_gp::calibration::MeanFieldScaling`) `mean_field_temperature`,
-//! `mean_field_weight`, `nll_mean_field` and `ece_mean_field` (all `null` without it).
+//! `mean_field_weight`, `nll_mean_field` and `ece_mean_field`; with the softmax network too,
+//! `nll_calibrated_minus_softmax` and `nll_calibrated_minus_softmax_se`, the hybrid's
+//! temperature-scaled NLL minus the softmax network's, paired per test image, with its standard
+//! error (all `null` without it).
 //! `--save FILE` / `--save-softmax FILE` keep both networks for `adversarial`; `--load FILE`
 //! with `--load-softmax FILE` evaluates both saved networks again without training.
 mod common;

@@ -344,6 +344,24 @@ pub fn score(probs: &[f64], set: &ImageSet) -> Result<(f64, f64, f64)> {
     ))
 }
 
+/// The paired difference of two tables of class probabilities on `set`: per image
+/// `−ln a(y) − (−ln b(y))` (each probability clipped at 1e-12, as in [`score`]), its mean (the
+/// difference of the two NLLs) and the standard error of that mean over the images.
+pub fn nll_difference(a: &[f64], b: &[f64], set: &ImageSet) -> (f64, f64) {
+    let labels = set.labels_usize();
+    let k = set.num_classes;
+    let d: Vec<f64> = a
+        .chunks_exact(k)
+        .zip(b.chunks_exact(k))
+        .zip(&labels)
+        .map(|((ra, rb), &y)| rb[y].max(1e-12).ln() - ra[y].max(1e-12).ln())
+        .collect();
+    let n = d.len() as f64;
+    let mean = d.iter().sum::<f64>() / n;
+    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
+    (mean, (var / n).sqrt())
+}
+
 /// Hybrid scores: the decision is the SVM's `argmax f̄`; `probs` are its class probabilities by
 /// Gauss–Hermite (`pred.gh_probabilities(32)`).
 pub fn hybrid_scores(
@@ -595,20 +613,27 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             Some((net, epoch_s))
         }
     };
-    let soft = match &soft_net {
+    let (soft, soft_probs) = match &soft_net {
         Some((net, epoch_s)) => {
             let probs = softmax_probabilities(net, &test, &devices.base)?;
             let (accuracy, nll, ece) = score(&probs, &test)?;
             let title = format!("{example}: softmax baseline on {dataset}, test set");
             figures.reliability("softmax_reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
-            Some(Scores { accuracy, nll, ece, epoch_s: *epoch_s, mean_vr: None })
+            (Some(Scores { accuracy, nll, ece, epoch_s: *epoch_s, mean_vr: None }), Some(probs))
         }
-        None => None,
+        None => (None, None),
     };
     let soft_net = soft_net.map(|(net, _)| net);
     let calibrated = match &held {
         Some(held) => Some(calibrate(&hybrid, soft_net.as_ref(), held, (&pred, &test), &devices.base)?),
         None => None,
+    };
+    // The hybrid's temperature-scaled NLL against the softmax network's own, paired per image.
+    let nll_gap = match (&calibrated, &soft_probs) {
+        (Some(c), Some(sp)) => {
+            Some(nll_difference(&c.temperature.fitted.probabilities(&pred.mean, test.num_classes)?, sp, &test))
+        }
+        _ => None,
     };
     figures.curves("curves", &format!("{example} on {dataset}: training"), &curves)?;
     if figures.enabled() {
@@ -653,6 +678,9 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             ]);
         }
     }
+    if let Some((gap, se)) = nll_gap {
+        rows.push(("hybrid NLL (temperature-scaled) − softmax NLL", format!("{gap:+.4} ± {se:.4}")));
+    }
     print_table(&format!("{example} on {dataset} ({} epochs, P = {})", run.epochs, opts.m), &rows);
     if run.json {
         let line = serde_json::json!({
@@ -681,6 +709,8 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             "mean_field_weight": calibrated.as_ref().map(|c| c.mean_field.fitted.variance_weight),
             "nll_mean_field": calibrated.as_ref().map(|c| c.mean_field.test.1),
             "ece_mean_field": calibrated.as_ref().map(|c| c.mean_field.test.2),
+            "nll_calibrated_minus_softmax": nll_gap.map(|g| g.0),
+            "nll_calibrated_minus_softmax_se": nll_gap.map(|g| g.1),
             "epochs": run.epochs,
             "batch": run.batch,
             "lr": run.lr,
