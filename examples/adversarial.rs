@@ -11,15 +11,15 @@
 //! ```
 //! The hybrid's attacked loss is the head's per-image data term `−ℓ*_n` (the KL does not depend on
 //! x), or with `--attack-loss mean-softmax` the cross-entropy of `softmax(f̄)` over its mean
-//! predictions. Scores of the hybrid: `vr`, the sampled variation ratio (the paper's eq. 13, `--vr-samples`
-//! draws); `max_p`, `1 − max_c p_c` with the arg-max probabilities `p_c = P(f_c is the largest)`
-//! (the VR's limit as S → ∞); `entropy` of those `p`; `latent_var`, the head's latent variance
-//! averaged over classes; `mean_entropy`, the entropy of the paper's class probabilities
+//! predictions. Scores of the hybrid: `vr`, the sampled variation ratio (the paper's eq. 13,
+//! `--vr-samples` draws); `max_p`, `1 − max_c p_c` with the arg-max probabilities
+//! `p_c = P(f_c is the largest)` (the VR's limit as S → ∞); `entropy` of those `p`;
+//! `latent_var`, the head's latent variance averaged over classes; `mean_entropy`, the entropy of the paper's class probabilities
 //! `softmax(f̄ / T)` over the mean predictions (§4.3.1; `T` = 1 without `--calibration`, else the
 //! fitted temperature: the probabilities whose NLL is reported); `scaled_entropy`, the entropy of
 //! the arg-max probabilities with the latent variances times the factor `variance_scale` fitted
-//! on the held-out images (`VarianceScaling`; 1 without `--calibration`). Scores of the softmax network:
-//! `1 − max_c p_c` and the entropy.
+//! on the held-out images (`VarianceScaling`; 1 without `--calibration`). Scores of the softmax
+//! network: `1 − max_c p_c` and the entropy.
 //! `--plot DIR` writes the ROC curves, one curve per ε: `adversarial_roc_vr.svg` (sampled VR) and
 //! `adversarial_roc_maxp.svg` (`1 − max_c p_c`), and, when the hybrid is trained here,
 //! `adversarial_curves.svg`. With `--calibration N` (the same N the networks were trained with:
@@ -27,13 +27,14 @@
 //! With `--json` the last stdout line is
 //! `{"example":"adversarial","dataset":"mnist","eps":[…],"accuracy":[…],"clean_accuracy":…,"vr_clean":…,"vr_adv":[…],"auc":[…],"auc_limit":[…],"test_size":…, …}`
 //! (`auc`: ROC-AUC of the sampled VR; `auc_limit`: of `max_p`; also `auc_entropy`,
-//! `auc_latent_var`, `auc_mean_entropy`, `auc_scaled_entropy`, `variance_scale`, `latent_var_clean`, `latent_var_adv`, `nll`, `nll_calibrated`, `temperature`,
+//! `auc_latent_var`, `auc_mean_entropy`, `auc_scaled_entropy`, `attack_loss`, `variance_scale`,
+//! `latent_var_clean`, `latent_var_adv`, `nll`, `nll_calibrated`, `temperature`,
 //! and for the softmax network, `null` without one: `softmax_clean_accuracy`, `softmax_accuracy`,
 //! `softmax_auc_max_p`, `softmax_auc_entropy`, `softmax_nll`, `softmax_nll_calibrated`,
 //! `softmax_temperature`, and the hybrid on the softmax network's FGSM images (a transferred
 //! attack): `transfer_accuracy`, `transfer_auc` (VR), `transfer_auc_limit`, `transfer_auc_entropy`,
-//! `transfer_auc_latent_var`, `transfer_auc_mean_entropy`, `transfer_auc_scaled_entropy`; the per-ε keys are lists in the order of `eps`, the NLLs are on the
-//! clean test images used here).
+//! `transfer_auc_latent_var`, `transfer_auc_mean_entropy`, `transfer_auc_scaled_entropy`; the
+//! per-ε keys are lists in the order of `eps`, the NLLs are on the clean test images used here).
 use std::path::PathBuf;
 
 use burn::module::Module;
@@ -64,12 +65,9 @@ struct Args {
     /// hybrid is trained here, unless `--no-softmax`).
     #[arg(long)]
     softmax_model: Option<PathBuf>,
-    /// The loss the FGSM attack on the hybrid ascends: `hinge`, the head's per-image data term
-    /// `−ℓ*_n` (the training objective's); `mean-softmax`, the cross-entropy of the paper's class
-    /// probabilities `softmax(f̄)` over the mean predictions (§4.3.1), as a softmax network is
-    /// attacked.
-    #[arg(long, default_value = "hinge", value_parser = ["hinge", "mean-softmax"])]
-    attack_loss: String,
+    /// The loss the FGSM attack on the hybrid ascends.
+    #[arg(long, value_enum, default_value_t = AttackLoss::Hinge)]
+    attack_loss: AttackLoss,
     /// Attack strengths ε (pixels in [0, 1]).
     #[arg(long, value_delimiter = ',', default_value = "0.05,0.1,0.15,0.2,0.25,0.3")]
     eps: Vec<f64>,
@@ -79,6 +77,26 @@ struct Args {
     /// Shared options: batch, epochs, lr, seed, data, device, precision, json, plot, …
     #[command(flatten)]
     run: common::RunOptions,
+}
+
+/// `--attack-loss` values: the loss FGSM ascends on the hybrid.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum AttackLoss {
+    /// The head's per-image data term `−ℓ*_n`, the training objective's.
+    Hinge,
+    /// The cross-entropy of the paper's class probabilities `softmax(f̄)` over the mean
+    /// predictions (§4.3.1), as a softmax network is attacked.
+    MeanSoftmax,
+}
+
+impl AttackLoss {
+    /// The name on the command line and in the JSON.
+    fn name(self) -> &'static str {
+        match self {
+            AttackLoss::Hinge => "hinge",
+            AttackLoss::MeanSoftmax => "mean-softmax",
+        }
+    }
 }
 
 /// Images per attacked batch.
@@ -91,14 +109,14 @@ fn fgsm_step(images: Tensor<4>, loss: Tensor<1>, eps: f64) -> Result<Tensor<4>> 
     Ok((images.inner() + g.sign().mul_scalar(eps)).clamp(0.0, 1.0))
 }
 
-/// The hybrid's latent marginals on FGSM images of `set`: the attack ascends `−Σ_n ℓ*_n`, or with
-/// `mean_softmax` the cross-entropy of `softmax(f̄)`. `net` is frozen (no parameter gradients,
-/// normaliser on its running statistics) on the autodiff device.
+/// The hybrid's latent marginals on FGSM images of `set`, the attack ascending `loss` (for
+/// `Hinge`, `−Σ_n ℓ*_n`). `net` is frozen (no parameter gradients, normaliser on its running
+/// statistics) on the autodiff device.
 fn attack_hybrid(
     net: &HybridNet<MnistTrunk>,
     set: &ImageSet,
     eps: f64,
-    mean_softmax: bool,
+    attack: AttackLoss,
     devices: &common::Devices,
 ) -> Result<ClassPredictive> {
     let valid = net.valid();
@@ -107,11 +125,12 @@ fn attack_hybrid(
         let idx: Vec<usize> = (start..(start + CHUNK).min(set.n)).collect();
         let b = image_batch(set, &idx, &devices.train)?;
         let images = b.images.require_grad();
-        let loss = if mean_softmax {
-            let (mean, _) = net.marginals(images.clone())?;
-            CrossEntropyLossConfig::new().init(&mean.device()).forward(mean, b.labels)
-        } else {
-            net.data_terms(images.clone(), b.targets)?.sum().neg()
+        let loss = match attack {
+            AttackLoss::MeanSoftmax => {
+                let (mean, _) = net.marginals(images.clone())?;
+                CrossEntropyLossConfig::new().init(&mean.device()).forward(mean, b.labels)
+            }
+            AttackLoss::Hinge => net.data_terms(images.clone(), b.targets)?.sum().neg(),
         };
         let (m, v) = valid.marginals(fgsm_step(images, loss, eps)?)?;
         means.extend(to_vec(m));
@@ -304,7 +323,7 @@ fn run(args: &Args) -> Result<()> {
     let mut rows = Vec::new();
     let (mut roc_vr, mut roc_maxp) = (Vec::new(), Vec::new());
     for &eps in &args.eps {
-        let adv = attack_hybrid(&net, &test, eps, args.attack_loss == "mean-softmax", &devices)?;
+        let adv = attack_hybrid(&net, &test, eps, args.attack_loss, &devices)?;
         let adv_scores = hybrid_scores(&adv, &cal, args.hybrid.vr_samples, args.run.seed + 1)?;
         let aucs: [f64; HYBRID_SCORES.len()] = std::array::from_fn(|i| auc(&clean_scores[i], &adv_scores[i]));
         let softmax = match (&soft, &soft_clean) {
@@ -360,7 +379,8 @@ fn run(args: &Args) -> Result<()> {
     figures.roc("roc_maxp", &format!("{what}: 1 − max class probability"), &roc_maxp)?;
 
     println!(
-        "FGSM on the MNIST hybrid and its softmax twin ({} test images; clean accuracy {:.4} / {}; VR from {} samples)",
+        "FGSM ({} loss) on the MNIST hybrid and its softmax twin ({} test images; clean accuracy {:.4} / {}; VR from {} samples)",
+        args.attack_loss.name(),
         test.n,
         acc(&clean.classes()),
         soft_clean.as_ref().map_or("–".to_string(), |s| format!("{:.4}", s.1)),
@@ -414,7 +434,7 @@ fn run(args: &Args) -> Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "example": "adversarial", "dataset": "mnist", "eps": args.eps, "attack_loss": args.attack_loss, "test_size": test.n,
+                "example": "adversarial", "dataset": "mnist", "eps": args.eps, "attack_loss": args.attack_loss.name(), "test_size": test.n,
                 "accuracy": per(&|r| r.accuracy), "clean_accuracy": acc(&clean.classes()),
                 "vr_clean": mean(&clean_scores[0]), "vr_adv": per(&|r| r.vr),
                 "latent_var_clean": mean(&clean_scores[3]), "latent_var_adv": per(&|r| r.latent_var),
