@@ -281,18 +281,19 @@ fn run(args: &Args) -> Result<()> {
     let net = net.freeze();
     let soft = soft.map(|s| s.freeze());
     let (valid, soft_valid) = (net.valid(), soft.as_ref().map(|s| s.valid()));
-    let fits = match &held {
-        Some(held) => Some(hybrid::fit_held_out(&valid, soft_valid.as_ref(), held, &devices.base)?),
-        None => None,
-    };
     let labels = test.labels_usize();
     let k = test.num_classes;
     let acc =
         |classes: &[usize]| classes.iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
 
     let clean = hybrid::hybrid_predictive(&valid, &test, &devices.base)?;
-    let cal = match &fits {
-        Some(f) => ScoreCalibration { temperature: f.hybrid, variance: f.variance },
+    // Fitted on the held-out images, scored on the test images used here.
+    let calibrations = match &held {
+        Some(held) => Some(hybrid::calibrate(&valid, soft_valid.as_ref(), held, (&clean, &test), &devices.base)?),
+        None => None,
+    };
+    let cal = match &calibrations {
+        Some(c) => ScoreCalibration { temperature: c.temperature.fitted, variance: c.variance.fitted },
         None => ScoreCalibration {
             temperature: TemperatureScaling { temperature: 1.0 },
             variance: VarianceScaling { scale: 1.0 },
@@ -300,21 +301,13 @@ fn run(args: &Args) -> Result<()> {
     };
     let clean_scores = hybrid_scores(&clean, &cal, args.hybrid.vr_samples, args.run.seed)?;
     let (_, nll, _) = hybrid::score(&clean.gh_probabilities(32), &test)?;
-    let calibrated = |t: &TemperatureScaling, scores: &[f64]| -> Result<f64> {
-        Ok(hybrid::score(&t.probabilities(scores, k)?, &test)?.1)
-    };
-    let nll_calibrated = match &fits {
-        Some(f) => Some(calibrated(&f.hybrid, &clean.mean)?),
-        None => None,
-    };
+    let nll_calibrated = calibrations.as_ref().map(|c| c.temperature.test.1);
+    let softmax_calibration = calibrations.as_ref().and_then(|c| c.softmax.as_ref());
     let soft_clean = match &soft_valid {
         Some(s) => {
             let logits = hybrid::softmax_logits(s, &test, &devices.base)?;
             let (scores, probs) = softmax_scores(&logits, k)?;
-            let nll_cal = match fits.as_ref().and_then(|f| f.softmax) {
-                Some(t) => Some(calibrated(&t, &logits)?),
-                None => None,
-            };
+            let nll_cal = softmax_calibration.map(|c| c.test.1);
             Some((scores, accuracy(&probs, k, &labels)?, hybrid::score(&probs, &test)?.1, nll_cal))
         }
         None => None,
@@ -441,8 +434,8 @@ fn run(args: &Args) -> Result<()> {
                 "auc": per(&|r| r.auc[0]), "auc_limit": per(&|r| r.auc[1]),
                 "auc_entropy": per(&|r| r.auc[2]), "auc_latent_var": per(&|r| r.auc[3]),
                 "auc_mean_entropy": per(&|r| r.auc[4]), "auc_scaled_entropy": per(&|r| r.auc[5]),
-                "nll": nll, "nll_calibrated": nll_calibrated, "temperature": fits.as_ref().map(|f| f.hybrid.temperature),
-                "variance_scale": fits.as_ref().map(|f| f.variance.scale),
+                "nll": nll, "nll_calibrated": nll_calibrated, "temperature": calibrations.as_ref().map(|c| c.temperature.fitted.temperature),
+                "variance_scale": calibrations.as_ref().map(|c| c.variance.fitted.scale),
                 "softmax_clean_accuracy": soft_clean.as_ref().map(|s| s.1),
                 "softmax_accuracy": soft_per(&|s| s.accuracy),
                 "softmax_auc_max_p": soft_per(&|s| s.auc[0]), "softmax_auc_entropy": soft_per(&|s| s.auc[1]),
@@ -453,7 +446,7 @@ fn run(args: &Args) -> Result<()> {
                 "transfer_auc_mean_entropy": soft_per(&|s| s.transfer_auc[4]),
                 "transfer_auc_scaled_entropy": soft_per(&|s| s.transfer_auc[5]),
                 "softmax_nll": soft_clean.as_ref().map(|s| s.2), "softmax_nll_calibrated": soft_clean.as_ref().and_then(|s| s.3),
-                "softmax_temperature": fits.as_ref().and_then(|f| f.softmax.map(|s| s.temperature)),
+                "softmax_temperature": softmax_calibration.map(|c| c.fitted.temperature),
             })
         );
     }

@@ -211,39 +211,6 @@ pub fn calibrate<T: Trunk<Input = Tensor<4>>>(
     })
 }
 
-/// The calibrations the adversarial example scores with, fitted on held-out images.
-pub struct HeldOutFit {
-    /// The hybrid's temperature on its latent means (the paper's "softmax over the mean
-    /// predictions").
-    pub hybrid: TemperatureScaling,
-    /// The factor on the hybrid's latent variances of its arg-max probabilities.
-    pub variance: VarianceScaling,
-    /// The softmax network's temperature on its logits.
-    pub softmax: Option<TemperatureScaling>,
-}
-
-/// Fits the hybrid's temperature and variance factor and the softmax network's temperature on
-/// the held-out images.
-pub fn fit_held_out<T: Trunk<Input = Tensor<4>>>(
-    hybrid: &HybridNet<T>,
-    softmax: Option<&SoftmaxNet<T>>,
-    held: &ImageSet,
-    device: &Device,
-) -> Result<HeldOutFit> {
-    let labels = held.labels_usize();
-    let k = held.num_classes;
-    let held_pred = hybrid_predictive(hybrid, held, device)?;
-    let softmax = match softmax {
-        Some(net) => Some(TemperatureScaling::fit(&softmax_logits(net, held, device)?, k, &labels)?),
-        None => None,
-    };
-    Ok(HeldOutFit {
-        hybrid: TemperatureScaling::fit(&held_pred.mean, k, &labels)?,
-        variance: VarianceScaling::fit(&held_pred, &labels)?,
-        softmax,
-    })
-}
-
 /// `--feature-norm` values (see [`FeatureNorm`]).
 #[derive(clap::ValueEnum, Clone, Copy, Debug)]
 pub enum NormArg {
