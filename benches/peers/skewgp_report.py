@@ -82,7 +82,7 @@ def main():
         accs.insert(3, "acc_gpep_long")
     head = ["set", "rows", "d"] + [c[1] for c in cols]
     head += ["lattice s.e. SkewGP2 / SkewGP0 / SkewGP0-at-EP (bits)", "points per shift"]
-    head += ["acc " + names for names in ("SkewGP2", "SkewGP0", "GP-EP")]
+    head += ["acc SkewGP2", "acc SkewGP0", "acc GP-EP"]
     head += [f"acc {args.long_ep_label}"] if args.long_ep else []
     head += ["acc GPy EP", "acc GPy Laplace", "GPy failures EP / Laplace"]
     print("| " + " | ".join(head) + " |")
