@@ -29,7 +29,9 @@
 //! the standard error of each fold's average information is at most B bits) or by route B from `--samples` lin-ess
 //! draws (`--predict sampled`; on these posteriors the draws mix slowly and route B's Monte Carlo
 //! error costs information, see `docs/results/skew_gp.md`). GP-EP trains by the EP
-//! classifier's batch SEP schedule (`--ep-iterations` steps). Information of a prediction `p` for
+//! classifier's batch SEP schedule (`--ep-iterations` steps; with `--ep-validation` the step is
+//! chosen on the skew GPs' hold-out, as their epoch is, and EP is rerun on all training rows at
+//! its kernel). Information of a prediction `p` for
 //! a label `y ∈ {0, 1}`: `1 + y log₂ p + (1 − y) log₂(1 − p)`, with `p` clipped to
 //! `[1e-12, 1 − 1e-12]`. `skew0ep` (default on) is SkewGP0's exact posterior at GP-EP's fitted
 //! kernel: it separates the effect of exact inference from that of hyperparameter selection.
@@ -64,11 +66,11 @@ use std::time::Instant;
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
-use burn_gp::data::{data_root, load_pmlb_classification, stratified_split, Standardiser};
+use burn_gp::data::{data_root, load_pmlb_classification, signed_binary_labels, stratified_split, Standardiser};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::metrics::binary_probs;
-use burn_gp::models::ep::EpFit;
+use burn_gp::models::ep::{log_z_q, run_ep, EpFit, EpGpClassifier, EpState, WhitenedPosterior};
 use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpConfig, SkewGpPosterior};
 use burn_gp::mvn::QmcPoints;
 use burn_gp::tensors::matrix;
@@ -150,6 +152,12 @@ struct Args {
     /// gpep; none = no method, e.g. with --folds-out); the others report null.
     #[arg(long, value_delimiter = ',', default_value = "skew2,skew0,gpep,skew0ep")]
     methods: Vec<String>,
+    /// GP-EP on the skew GPs' hold-out protocol: train on the rows `--validation` keeps (the same
+    /// stratified split), score the held-out rows' log predictive probability every
+    /// `--validate-every` steps, keep the best step's kernel and noise, then run EP to convergence
+    /// on all training rows at them (off: the last of `--ep-iterations` steps is kept).
+    #[arg(long)]
+    ep_validation: bool,
     /// Append each fold's rows (`{"set","fold","train":[…],"test":[…]}`, indices into the set's
     /// class-0/1 rows in file order) to this JSON-lines file, for the Python peers
     /// (`benches/peers/gpy_pmlb.py`); `--methods none` writes the folds only.
@@ -638,10 +646,70 @@ fn skew_config(args: &Args, s: i64, seed: u64, n: usize) -> SkewGpConfig {
     }
 }
 
-/// GP-EP (full: inducing inputs fixed at the training rows) trained by batch SEP.
+/// GP-EP (full: inducing inputs fixed at the training rows) trained by batch SEP; with
+/// `--ep-validation`, [`fit_ep_selected`].
 fn fit_ep(args: &Args, kernel: Rbf, fold: &Fold, x: &Tensor<2>, train_dev: &Device, seed: u64) -> Result<EpFit<Rbf>> {
+    if args.ep_validation {
+        return fit_ep_selected(args, kernel, fold, train_dev, seed);
+    }
     let inducing = InducingPoints::new(&fold.x_train, fold.y_train.len(), fold.d, train_dev)?;
     args.skew.fit_ep(kernel, inducing, x, &fold.y_train, seed, args.opts.progress())
+}
+
+/// GP-EP with its hyperparameter step chosen as the skew GPs choose their epoch: batch SEP on
+/// the rows the `--validation` hold-out leaves (the split `SkewGpConfig` makes with the same
+/// seed), the held-out rows' mean log predictive probability every `--validate-every` steps,
+/// the best step's kernel and noise kept (also when a later step fails: training then ends
+/// there); then parallel EP to convergence (damping 0.5, largest site change below 1e-8, at most
+/// 1 000 passes) on all training rows at them. The history is the hold-out run's (empty after a
+/// failed step).
+fn fit_ep_selected(args: &Args, kernel: Rbf, fold: &Fold, train_dev: &Device, seed: u64) -> Result<EpFit<Rbf>> {
+    let fraction = args.skew.validation;
+    if fraction <= 0.0 {
+        return Err(Error::invalid("ep_validation", "needs a hold-out: set --validation to a fraction in (0, 1)"));
+    }
+    let d = fold.d;
+    let split = stratified_split(&fold.y_train, fraction, seed ^ 0x4a1d)?;
+    let rows =
+        |idx: &[usize]| -> Vec<f64> { idx.iter().flat_map(|&i| fold.x_train[i * d..(i + 1) * d].to_vec()).collect() };
+    let labels = |idx: &[usize]| -> Vec<usize> { idx.iter().map(|&i| fold.y_train[i]).collect() };
+    let (fit_rows, fit_y) = (rows(&split.train), labels(&split.train));
+    let (held_x, held_y) = (matrix(rows(&split.test), split.test.len(), d, train_dev)?, labels(&split.test));
+    let x_fit = matrix(fit_rows.clone(), fit_y.len(), d, train_dev)?;
+    let inducing = InducingPoints::new(&fit_rows, fit_y.len(), d, train_dev)?.no_grad();
+    let model = EpGpClassifier::new(kernel, inducing, 1e-6, 1e-8, train_dev)?;
+    let config = args.skew.ep_config(seed, args.opts.progress()).with_evaluate_every(args.skew.validate_every);
+    let mut best: Option<(usize, f64, EpGpClassifier<Rbf>)> = None;
+    let fit = model.fit_evaluated(&x_fit, &fit_y, &config, |model, q, step| {
+        let nll = -mean(&model.predict_log_density(&held_x, &held_y, q)?);
+        if best.as_ref().is_none_or(|b| nll < b.1) {
+            best = Some((step, nll, model.clone()));
+        }
+        Ok(vec![("held_out_nll".into(), nll)])
+    });
+    // A step that fails (non-finite, after the trainer's back-offs) ends training early, as the
+    // hold-out would: the best step scored before it is kept. Without one, the error stands.
+    let history = match fit {
+        Ok(fit) => fit.history,
+        Err(e @ Error::NonFinite { .. }) if best.is_some() => {
+            eprintln!("gpep: training stopped early ({e}); the best step scored before is kept");
+            History::default()
+        }
+        Err(e) => return Err(e),
+    };
+    let (step, nll, mut model) =
+        best.ok_or_else(|| Error::invalid("ep_validation", "the hold-out was never scored"))?;
+    eprintln!("gpep: kept step {step} of {} (held-out NLL {nll:.4})", args.skew.ep_iterations);
+    let n = fold.y_train.len();
+    model.inducing = InducingPoints::new(&fold.x_train, n, d, train_dev)?.no_grad();
+    let x = matrix(fold.x_train.clone(), n, d, train_dev)?;
+    let fitc = model.fitc(&x)?;
+    let signs = signed_binary_labels(&fold.y_train)?;
+    let mut state = EpState::new(n, n, false);
+    run_ep(&fitc, &signs, &mut state.sites, 0.5, 1e-8, 1000)?;
+    let posterior = WhitenedPosterior::from_sites(&fitc, &state.sites.nu, &state.sites.mu)?;
+    let log_marginal_likelihood = Some(log_z_q(&fitc, &signs, &state.sites)?);
+    Ok(EpFit { model, state, posterior, history, log_marginal_likelihood })
 }
 
 /// SkewGP0's exact posterior with a given kernel, trained on `(x, y)`: test `p(y = 1)` (and the

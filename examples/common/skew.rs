@@ -116,11 +116,15 @@ impl SkewOptions {
         progress: bool,
     ) -> Result<EpFit<Rbf>> {
         let model = EpGpClassifier::new(kernel, inducing.no_grad(), 1e-6, 1e-8, &x.device())?;
-        let config = EpConfig::new()
+        model.fit(x, y, &self.ep_config(seed, progress))
+    }
+
+    /// GP-EP's training settings: batch SEP for `--ep-iterations` steps.
+    pub fn ep_config(&self, seed: u64, progress: bool) -> EpConfig {
+        EpConfig::new()
             .with_mode(EpMode::Inner)
             .with_iterations(self.ep_iterations)
             .with_seed(seed)
-            .with_progress(progress);
-        model.fit(x, y, &config)
+            .with_progress(progress)
     }
 }
