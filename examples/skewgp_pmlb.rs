@@ -650,7 +650,7 @@ fn skew_config(args: &Args, s: i64, seed: u64, n: usize) -> SkewGpConfig {
 /// `--ep-validation`, [`fit_ep_selected`].
 fn fit_ep(args: &Args, kernel: Rbf, fold: &Fold, x: &Tensor<2>, train_dev: &Device, seed: u64) -> Result<EpFit<Rbf>> {
     if args.ep_validation {
-        return fit_ep_selected(args, kernel, fold, train_dev, seed);
+        return fit_ep_selected(args, kernel, fold, x, train_dev, seed);
     }
     let inducing = InducingPoints::new(&fold.x_train, fold.y_train.len(), fold.d, train_dev)?;
     args.skew.fit_ep(kernel, inducing, x, &fold.y_train, seed, args.opts.progress())
@@ -660,10 +660,17 @@ fn fit_ep(args: &Args, kernel: Rbf, fold: &Fold, x: &Tensor<2>, train_dev: &Devi
 /// the rows the `--validation` hold-out leaves (the split `SkewGpConfig` makes with the same
 /// seed), the held-out rows' mean log predictive probability every `--validate-every` steps,
 /// the best step's kernel and noise kept (also when a later step fails: training then ends
-/// there); then parallel EP to convergence (damping 0.5, largest site change below 1e-8, at most
-/// 1 000 passes) on all training rows at them. The history is the hold-out run's (empty after a
+/// there); then parallel EP to convergence (the config's damping, tolerance and pass limit) on all
+/// training rows `x` at them. The history is the hold-out run's (empty after a
 /// failed step).
-fn fit_ep_selected(args: &Args, kernel: Rbf, fold: &Fold, train_dev: &Device, seed: u64) -> Result<EpFit<Rbf>> {
+fn fit_ep_selected(
+    args: &Args,
+    kernel: Rbf,
+    fold: &Fold,
+    x: &Tensor<2>,
+    train_dev: &Device,
+    seed: u64,
+) -> Result<EpFit<Rbf>> {
     let fraction = args.skew.validation;
     if fraction <= 0.0 {
         return Err(Error::invalid("ep_validation", "needs a hold-out: set --validation to a fraction in (0, 1)"));
@@ -702,11 +709,10 @@ fn fit_ep_selected(args: &Args, kernel: Rbf, fold: &Fold, train_dev: &Device, se
     eprintln!("gpep: kept step {step} of {} (held-out NLL {nll:.4})", args.skew.ep_iterations);
     let n = fold.y_train.len();
     model.inducing = InducingPoints::new(&fold.x_train, n, d, train_dev)?.no_grad();
-    let x = matrix(fold.x_train.clone(), n, d, train_dev)?;
-    let fitc = model.fitc(&x)?;
+    let fitc = model.fitc(x)?;
     let signs = signed_binary_labels(&fold.y_train)?;
     let mut state = EpState::new(n, n, false);
-    run_ep(&fitc, &signs, &mut state.sites, 0.5, 1e-8, 1000)?;
+    run_ep(&fitc, &signs, &mut state.sites, config.damping_or_default(), config.ep_tolerance, config.max_ep_passes)?;
     let posterior = WhitenedPosterior::from_sites(&fitc, &state.sites.nu, &state.sites.mu)?;
     let log_marginal_likelihood = Some(log_z_q(&fitc, &signs, &state.sites)?);
     Ok(EpFit { model, state, posterior, history, log_marginal_likelihood })
