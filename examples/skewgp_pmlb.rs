@@ -676,6 +676,7 @@ fn fit_ep_selected(
         return Err(Error::invalid("ep_validation", "needs a hold-out: set --validation to a fraction in (0, 1)"));
     }
     let d = fold.d;
+    // The seed `skew_gp::train::split_rows` derives (private there), so both hold out the same rows.
     let split = stratified_split(&fold.y_train, fraction, seed ^ 0x4a1d)?;
     let rows =
         |idx: &[usize]| -> Vec<f64> { idx.iter().flat_map(|&i| fold.x_train[i * d..(i + 1) * d].to_vec()).collect() };
