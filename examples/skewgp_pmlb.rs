@@ -676,8 +676,10 @@ fn fit_ep_selected(
         return Err(Error::invalid("ep_validation", "needs a hold-out: set --validation to a fraction in (0, 1)"));
     }
     let d = fold.d;
-    // The seed `skew_gp::train::split_rows` derives (private there), so both hold out the same rows.
-    let split = stratified_split(&fold.y_train, fraction, seed ^ 0x4a1d)?;
+    // The rows the skew GPs hold out with the same seed.
+    let split = skew_config(args, 0, seed, fold.y_train.len())
+        .holdout_split(&fold.y_train)?
+        .ok_or_else(|| Error::invalid("ep_validation", "the hold-out is empty"))?;
     let rows =
         |idx: &[usize]| -> Vec<f64> { idx.iter().flat_map(|&i| fold.x_train[i * d..(i + 1) * d].to_vec()).collect() };
     let labels = |idx: &[usize]| -> Vec<usize> { idx.iter().map(|&i| fold.y_train[i]).collect() };

@@ -586,6 +586,23 @@ fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
 }
 
 #[test]
+fn hold_out_split_is_optional_stratified_and_seeded() {
+    let y: Vec<usize> = (0..80).map(|i| usize::from(i % 4 == 0)).collect();
+    assert_eq!(quick_config(0).with_validation_fraction(0.0).holdout_split(&y).unwrap(), None);
+    let config = quick_config(0).with_validation_fraction(0.25).with_seed(5);
+    let split = config.holdout_split(&y).unwrap().expect("a hold-out");
+    let mut all: Vec<usize> = split.train.iter().chain(&split.test).copied().collect();
+    all.sort_unstable();
+    assert_eq!(all, (0..80).collect::<Vec<_>>(), "not a partition of the rows");
+    let held_ones = split.test.iter().filter(|&&i| y[i] == 1).count();
+    assert_eq!((split.test.len(), held_ones), (20, 5), "20 held out, 5 of the 20 ones among them");
+    assert_eq!(config.holdout_split(&y).unwrap(), Some(split.clone()), "same seed, same rows");
+    assert_ne!(config.clone().with_seed(6).holdout_split(&y).unwrap(), Some(split), "the seed moves the rows");
+    let bad = quick_config(0).with_validation_fraction(1.0).holdout_split(&y);
+    assert!(matches!(bad, Err(Error::InvalidArgument { .. })), "{bad:?}");
+}
+
+#[test]
 fn sampled_hold_out_scores_agree_with_the_exact_ones() {
     let (x, y) = synthetic(80, 12);
     let dev = ad_device();

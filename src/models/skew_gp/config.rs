@@ -2,6 +2,7 @@
 //! section "Defaults") and its objective and optimiser choices.
 use burn::config::Config;
 
+use crate::data::{stratified_split, IndexSplit};
 use crate::error::Error;
 use crate::mvn::{ChainConfig, ChainStart, LinEssVariant};
 
@@ -31,6 +32,10 @@ pub enum SkewOptimizer {
     /// objective evaluations with common random numbers per step, no gradients.
     Spsa,
 }
+
+/// Mixed into [`SkewGpConfig::seed`] for the hold-out split, so that it draws other numbers
+/// than the sampler and the lattices seeded from the same value.
+const HOLDOUT_SEED_MIX: u64 = 0x4a1d;
 
 /// Settings of [`SkewGpConfig::init`](Self::init), [`SkewGp::fit`](super::SkewGp::fit) and of the posterior sampler.
 #[derive(Config, Debug)]
@@ -188,6 +193,19 @@ impl SkewGpConfig {
             return Err(Error::invalid("lr/epochs", "need a positive learning rate and at least one epoch"));
         }
         Ok(())
+    }
+
+    /// The rows [`SkewGp::fit`](super::SkewGp::fit) holds out to select its hyperparameters, for
+    /// training labels `y`: `None` without a hold-out (`validation_fraction = 0`), else the
+    /// stratified split seeded from [`seed`](Self::seed) (`test`: the held-out rows, `train`: the
+    /// rows trained on). Another model selected on the same rows (GP-EP in
+    /// `examples/skewgp_pmlb.rs`) takes them from here. A fraction outside `[0, 1)`, or one that
+    /// leaves either part empty, is [`Error::InvalidArgument`].
+    pub fn holdout_split(&self, y: &[usize]) -> crate::error::Result<Option<IndexSplit>> {
+        if self.validation_fraction == 0.0 {
+            return Ok(None);
+        }
+        stratified_split(y, self.validation_fraction, self.seed ^ HOLDOUT_SEED_MIX).map(Some)
     }
 
     /// The sampler settings.

@@ -183,11 +183,10 @@ enum HoldoutScoring {
 /// The rows trained on and, with `config.validation_fraction > 0`, the hold-out (stratified by
 /// label, seeded).
 fn split_rows(config: &SkewGpConfig, x: &Tensor<2>, y: &[usize]) -> Result<(Vec<usize>, Option<Holdout>)> {
+    let Some(split) = config.holdout_split(y)? else {
+        return Ok(((0..y.len()).collect(), None));
+    };
     let n = y.len();
-    if config.validation_fraction == 0.0 {
-        return Ok(((0..n).collect(), None));
-    }
-    let split = crate::data::stratified_split(y, config.validation_fraction, config.seed ^ 0x4a1d)?;
     if split.train.len() < config.block_size.min(n) || split.test.is_empty() {
         return Err(Error::invalid(
             "validation_fraction",
