@@ -14,6 +14,7 @@ mod softmax;
 mod targets;
 
 pub use argmax::argmax_probabilities;
+pub(crate) use argmax::target_argmax_probability;
 pub use bernoulli::BernoulliProbit;
 pub use binary_hinge::BinaryHinge;
 pub use gaussian::Gaussian;

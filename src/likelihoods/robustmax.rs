@@ -2,13 +2,15 @@
 use burn::module::Module;
 use burn::tensor::Tensor;
 
-use super::{argmax_probabilities, indicator_variance, log_prob_of_targets, Likelihood};
+use super::{argmax_probabilities, indicator_variance, log_prob_of_targets, target_argmax_probability, Likelihood};
 
 /// `p(y = c | f) = 1 − ε` if `c = argmax_k f_k`, else `ε / (K − 1)`; targets one-hot `[n, K]`.
 ///
 /// The probability that class `c` is the arg-max under independent Gaussians,
 /// `P_c = E_{f_c}[Π_{j≠c} Φ((f_c − μ_j)/σ_j)]`, is computed by Gauss–Hermite quadrature in log space,
-/// so everything is closed-form up to quadrature.
+/// so everything is closed-form up to quadrature. The training term needs `P_y` of the target class
+/// only, which costs `n·Q·K` (Q quadrature points) rather than the `n·K·Q·K` of all classes; it is
+/// not renormalised, as in GPflow. Predictions use every class's `P_c`, renormalised.
 #[derive(Module, Debug)]
 pub struct RobustMax {
     /// Label-noise probability ε.
@@ -41,8 +43,7 @@ impl Likelihood for RobustMax {
     }
     fn variational_expectations(&self, f_mean: Tensor<2>, f_var: Tensor<2>, y: Tensor<2>) -> Tensor<1> {
         let k = f_mean.dims()[1] as f64;
-        let n = f_mean.dims()[0];
-        let p = (self.argmax_probabilities(f_mean, f_var) * y).sum_dim(1).reshape([n]);
+        let p = target_argmax_probability(f_mean, f_var, y, self.quadrature_points);
         let log_hit = (1.0 - self.epsilon).ln();
         let log_miss = (self.epsilon / (k - 1.0).max(1.0)).ln();
         p.mul_scalar(log_hit - log_miss).add_scalar(log_miss)

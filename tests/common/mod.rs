@@ -104,3 +104,30 @@ pub fn data_root_or_skip() -> Option<std::path::PathBuf> {
         Err(e) => panic!("BURN_GP_REQUIRE_DATA=1 but no data directory: {e}"),
     }
 }
+
+/// Standard normal CDF from `libm`.
+pub fn phi_cdf(z: f64) -> f64 {
+    0.5 * libm::erfc(-z / std::f64::consts::SQRT_2)
+}
+
+/// `P(f_c is the largest)` for independent `f_k ~ N(μ_k, σ²_k)` by the trapezoid rule over
+/// `z ∈ [−12, 12]` (step 1e-3) of `φ(z) Π_{k≠c} Φ((μ_c + σ_c z − μ_k)/σ_k)`; the integrand is
+/// entire and Gaussian-decaying, so this is accurate to rounding.
+pub fn argmax_probabilities_exact(mean: &[f64], var: &[f64]) -> Vec<f64> {
+    let h = 1e-3;
+    let n = (24.0 / h) as usize;
+    (0..mean.len())
+        .map(|c| {
+            (0..=n)
+                .map(|i| {
+                    let z = -12.0 + i as f64 * h;
+                    let f = mean[c] + var[c].sqrt() * z;
+                    let prod: f64 =
+                        (0..mean.len()).filter(|&k| k != c).map(|k| phi_cdf((f - mean[k]) / var[k].sqrt())).product();
+                    (-0.5 * z * z).exp() / (2.0 * std::f64::consts::PI).sqrt() * prod
+                })
+                .sum::<f64>()
+                * h
+        })
+        .collect()
+}

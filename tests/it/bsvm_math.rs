@@ -10,7 +10,7 @@ use crate::common::*;
 use burn_gp::likelihoods::{argmax_probabilities, one_hot, BinaryHinge, Likelihood, MultiClassHinge};
 use burn_gp::metrics::{average_ranks, roc_auc};
 use burn_gp::models::{entropy, variation_ratio_from_counts, ClassPredictive};
-use std::f64::consts::{LN_2, PI, SQRT_2};
+use std::f64::consts::{LN_2, PI};
 
 // ---------------------------------------------------------------------------------------------
 // Independent references.
@@ -75,33 +75,6 @@ fn point_term_numeric(b_bar: f64, v: f64, alpha: f64) -> f64 {
 fn e1(b_bar: f64, v: f64, alpha: f64) -> f64 {
     let alpha_hat = b_bar * b_bar + v;
     -b_bar - (alpha_hat + alpha) / (2.0 * alpha.sqrt())
-}
-
-/// Standard normal CDF from `libm`.
-fn phi_cdf(z: f64) -> f64 {
-    0.5 * libm::erfc(-z / SQRT_2)
-}
-
-/// `P(f_c is the largest)` for independent `f_k ~ N(μ_k, σ²_k)` by the trapezoid rule over
-/// `z ∈ [−12, 12]` (step 1e-3) of `φ(z) Π_{k≠c} Φ((μ_c + σ_c z − μ_k)/σ_k)`; the integrand is
-/// entire and Gaussian-decaying, so this is accurate to rounding.
-fn argmax_probabilities_exact(mean: &[f64], var: &[f64]) -> Vec<f64> {
-    let h = 1e-3;
-    let n = (24.0 / h) as usize;
-    (0..mean.len())
-        .map(|c| {
-            (0..=n)
-                .map(|i| {
-                    let z = -12.0 + i as f64 * h;
-                    let f = mean[c] + var[c].sqrt() * z;
-                    let prod: f64 =
-                        (0..mean.len()).filter(|&k| k != c).map(|k| phi_cdf((f - mean[k]) / var[k].sqrt())).product();
-                    (-0.5 * z * z).exp() / (2.0 * PI).sqrt() * prod
-                })
-                .sum::<f64>()
-                * h
-        })
-        .collect()
 }
 
 /// The `ε` the library adds inside `√(α̂ + ε)` (1e-12 in f64, 1e-6 in f32; see `hinge.rs`).

@@ -14,10 +14,6 @@ fn normals(n: usize, seed: u64) -> Vec<f64> {
         .collect()
 }
 
-fn phi_cdf(z: f64) -> f64 {
-    0.5 * libm::erfc(-z / std::f64::consts::SQRT_2)
-}
-
 #[test]
 fn gaussian_expectations_are_closed_form() {
     let dev = device();
@@ -107,10 +103,40 @@ fn robustmax_argmax_probabilities_match_monte_carlo() {
             );
         }
     }
-    let y = one_hot(&[0, 1], 3, &dev).unwrap();
-    let ve = host(lik.variational_expectations(t2(mu.clone(), 2, 3, &dev), t2(var.clone(), 2, 3, &dev), y));
-    let want0 = p[0] * (1.0 - 1e-3f64).ln() + (1.0 - p[0]) * (1e-3f64 / 2.0).ln();
-    assert!((ve[0] - want0).abs() < tol(1e-10, 1e-4));
+}
+
+/// The training term `E_q[log p(y | f)] = P_y log(1 − ε) + (1 − P_y) log(ε / (K − 1))` needs the
+/// target class's arg-max probability alone; it is computed without the other classes' integrals
+/// (and so without renormalising). Checked against the trapezoid-rule integral for every class
+/// as the target, on rows from sharp to wide marginals, and against the all-class quadrature of
+/// `argmax_probabilities`, which is the same sum renormalised.
+#[test]
+fn robustmax_training_term_uses_the_target_class_integral() {
+    let dev = device();
+    let lik = RobustMax::default();
+    let (log_hit, log_miss) = ((1.0 - 1e-3f64).ln(), (1e-3f64 / 3.0).ln());
+    let rows: [([f64; 4], [f64; 4]); 3] = [
+        ([0.3, -0.2, 0.25, 1.0], [0.5, 1.2, 0.1, 2.0]),
+        ([2.0, -1.0, 0.0, 0.5], [0.01, 0.02, 0.05, 0.01]),
+        ([0.0, 3.0, -2.0, 1.0], [9.0, 4.0, 6.0, 0.5]),
+    ];
+    let mut worst = 0.0f64;
+    for (mean, var) in rows {
+        let exact = argmax_probabilities_exact(&mean, &var);
+        let (m, v) = (mean.repeat(4), var.repeat(4));
+        let y = one_hot(&[0, 1, 2, 3], 4, &dev).unwrap();
+        let ve = host(lik.variational_expectations(t2(m, 4, 4, &dev), t2(v, 4, 4, &dev), y));
+        let p_target: Vec<f64> = ve.iter().map(|t| (t - log_miss) / (log_hit - log_miss)).collect();
+        let all = host(lik.argmax_probabilities(t2(mean.to_vec(), 1, 4, &dev), t2(var.to_vec(), 1, 4, &dev)));
+        let total: f64 = p_target.iter().sum();
+        for c in 0..4 {
+            let (got, p) = (p_target[c], exact[c]);
+            worst = worst.max((got - p).abs());
+            assert!((got - p).abs() < 5e-3, "{mean:?}/{var:?} class {c}: P_y {got} vs exact {p}");
+            assert!((got / total - all[c]).abs() < tol(1e-12, 1e-5), "class {c}: {got} / {total} vs {}", all[c]);
+        }
+    }
+    eprintln!("robust-max training term: max |P_y − exact| = {worst:.2e} (20 Gauss–Hermite points)");
 }
 
 #[test]
