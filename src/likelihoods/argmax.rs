@@ -10,17 +10,11 @@ use crate::special::tensor::log_ndtr;
 /// taken in log space. Quadrature leaves `Σ_c P_c` slightly off 1 for wide marginals (1.0017 for
 /// 32 points in test case T14 of `docs/papers/003-bayesian-svm.md`), so rows are renormalised.
 pub fn argmax_probabilities(f_mean: Tensor<2>, f_var: Tensor<2>, points: usize) -> Tensor<2> {
-    let [n, k] = f_mean.dims();
-    let device = f_mean.device();
+    let k = f_mean.dims()[1];
     let gh = GaussHermite::new(points);
-    let g = gh.len();
-    let x = gh.points(f_mean.clone(), f_var.clone()).unsqueeze_dim::<4>(3); // [n, c, g, 1]
-    let mu = f_mean.reshape([n, 1, 1, k]);
-    let sd = f_var.sqrt().reshape([n, 1, 1, k]);
-    let log_cdf = log_ndtr((x - mu) / sd); // [n, c, g, j]
-    let off_diag = (Tensor::<2>::eye(k, &device).neg() + 1.0).reshape([1, k, 1, k]);
-    let log_prod = (log_cdf * off_diag).sum_dim(3).reshape([n, k, g]);
-    let p = gh.integrate(log_prod.exp());
+    let x = gh.points(f_mean.clone(), f_var.clone()); // [n, c, g]
+    let off_diag = (Tensor::<2>::eye(k, &f_mean.device()).neg() + 1.0).reshape([1, k, k]);
+    let p = gh.integrate(log_prod_other_cdfs(x, f_mean, f_var, off_diag).exp());
     p.clone() / p.sum_dim(1)
 }
 
@@ -38,13 +32,20 @@ pub(crate) fn target_argmax_probability(
 ) -> Tensor<1> {
     let [n, k] = f_mean.dims();
     let gh = GaussHermite::new(points);
-    let g = gh.len();
     let mean_y = (f_mean.clone() * targets.clone()).sum_dim(1);
     let var_y = (f_var.clone() * targets.clone()).sum_dim(1);
-    let x = gh.points(mean_y, var_y).reshape([n, g, 1]);
-    let mu = f_mean.reshape([n, 1, k]);
-    let sd = f_var.sqrt().reshape([n, 1, k]);
+    let x = gh.points(mean_y, var_y); // [n, 1, g]
     let others = (targets.neg() + 1.0).reshape([n, 1, k]);
-    let log_prod = (log_ndtr((x - mu) / sd) * others).sum_dim(2).reshape([n, 1, g]);
-    gh.integrate(log_prod.exp()).reshape([n])
+    gh.integrate(log_prod_other_cdfs(x, f_mean, f_var, others).exp()).reshape([n])
+}
+
+/// `Σ_j others[.., l, j] · log Φ((x[i, l, q] − μ_ij)/σ_ij)`: `[n, L, g]`, for points `x` `[n, L, g]`
+/// and a 0/1 mask `others` `[n or 1, L, K]` of the classes each row `l` compares against.
+fn log_prod_other_cdfs(x: Tensor<3>, f_mean: Tensor<2>, f_var: Tensor<2>, others: Tensor<3>) -> Tensor<3> {
+    let [n, l, g] = x.dims();
+    let [rows, _, k] = others.dims();
+    let mu = f_mean.reshape([n, 1, 1, k]);
+    let sd = f_var.sqrt().reshape([n, 1, 1, k]);
+    let log_cdf = log_ndtr((x.unsqueeze_dim::<4>(3) - mu) / sd); // [n, L, g, K]
+    (log_cdf * others.reshape([rows, l, 1, k])).sum_dim(3).reshape([n, l, g])
 }
