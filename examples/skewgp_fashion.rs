@@ -1,6 +1,6 @@
 //! The paper's Fashion-MNIST experiment (Benavoli, Azzimonti & Piga 2020, §7.2, Table 1 and
 //! Fig. 11; `docs/papers/000-skew-gp.md`): SkewGP2 (`s = 2`) against GP-EP, both with an isotropic RBF
-//! kernel, on the 10 one-vs-rest binary problems; per-class accuracy and time, the one-vs-rest
+//! kernel or both with the arcsine ("NN") kernel (`--kernel arcsine`), on the 10 one-vs-rest binary problems; per-class accuracy and time, the one-vs-rest
 //! 10-class accuracy (argmax of the 10 probabilities), and the calibration picture of Fig. 11:
 //! histograms of the class-decision standard deviation of the misclassified test points.
 //!
@@ -8,15 +8,18 @@
 //! cargo run --release --example skewgp_fashion                     # the paper's 5 000 / 5 000 (slow)
 //! cargo run --release --example skewgp_fashion -- --train 1000 --test 1000 --csv hist.csv --plot figures
 //! cargo run --release --example skewgp_fashion -- --classes 8 --train 500 --test 500 --ep-inducing 200 --json
+//! cargo run --release --example skewgp_fashion -- --kernel arcsine --classes 8 --train 500 --test 500
 //! ```
 //!
 //! Protocol: the official training and test images are pooled, `--train + --test` images are
 //! drawn at random (seeded) and split into `--train` training and `--test` test images (the
 //! paper: 10 000 drawn, 5 000 / 5 000). Pixels are scaled to `[0, 1]` (the paper does not say
 //! how it scales them). For each class of `--classes`, labels are 1 for that class and 0 for the
-//! rest. Both methods start from the same kernel: σ² = 1 and one lengthscale for all 784 pixels,
-//! the median pairwise distance of the training images. SkewGP2 trains by Adam on the
-//! block-composite objective (`--epochs`, `--lr`, blocks of `--block-size`, `--qmc-points` ×
+//! rest. Both methods start from the same kernel: for `rbf`, σ² = 1 and one lengthscale for all
+//! 784 pixels, the median pairwise distance of the training images; for `arcsine`, σ² = σ_b² = 1
+//! and one weight variance σ_w² = 1 / (mean squared norm of the training images), so that a
+//! typical image's `σ_w² ‖x‖²` starts at 1 (the paper gives no starting values). SkewGP2 trains
+//! by Adam on the block-composite objective (`--epochs`, `--lr`, blocks of `--block-size`, `--qmc-points` ×
 //! `--qmc-shifts` lattice points per block, the 4 phase patterns screened for `--phase-screen`
 //! epochs; pseudo-points started at 2 random training images, as in the paper), then predicts by
 //! route B from `--samples` lin-ess draws (32 chains, `--burn-in` steps each, started at GHK draws
@@ -41,8 +44,8 @@
 //! the training curves of both methods on each run class C.
 //!
 //! `--json` prints one final line with exactly the keys
-//! `{"example":"skewgp_fashion","train":…,"test":…,"classes":…,"acc_skew2":[…],"acc_gpep":[…],"nll_skew2":[…],"nll_gpep":[…],"error_auc_skew2":[…],"error_auc_gpep":[…],"ovr_acc_skew2":…,"ovr_acc_gpep":…,"time_skew2_s":…,"time_gpep_s":…}`:
-//! `classes` is the list of run classes, `acc_*` their test accuracies in that order, `nll_*`
+//! `{"example":"skewgp_fashion","kernel":…,"train":…,"test":…,"classes":…,"acc_skew2":[…],"acc_gpep":[…],"nll_skew2":[…],"nll_gpep":[…],"error_auc_skew2":[…],"error_auc_gpep":[…],"ovr_acc_skew2":…,"ovr_acc_gpep":…,"time_skew2_s":…,"time_gpep_s":…}`:
+//! `kernel` is `"rbf"` or `"arcsine"`, `classes` the list of run classes, `acc_*` their test accuracies in that order, `nll_*`
 //! their test negative log predictive probabilities (nats per image), `error_auc_*` the ROC
 //! area of the decision standard deviation as a score for the misclassified test images,
 //! `ovr_acc_*` the one-vs-rest 10-class test accuracy (null unless all 10 classes ran), and
@@ -61,7 +64,7 @@ use std::time::Instant;
 use burn::tensor::Tensor;
 use burn_gp::data::{data_root, load_mnist, MnistVariant, Subset};
 use burn_gp::inducing::InducingPoints;
-use burn_gp::kernels::{median_distance, Rbf};
+use burn_gp::kernels::{median_distance, ArcSine, Kernel, Rbf};
 use burn_gp::metrics::{self, binary_probs};
 use burn_gp::special::norm_cdf;
 use burn_gp::tensors::matrix;
@@ -86,6 +89,52 @@ enum Method {
     Skew2,
     /// Our GP-EP classifier.
     Gpep,
+}
+
+/// The kernel both methods use (the paper's two: RBF and Williams' neural-network kernel).
+#[derive(clap::ValueEnum, Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+enum KernelChoice {
+    /// Isotropic RBF, σ² = 1, lengthscale started at the median pairwise distance.
+    #[default]
+    Rbf,
+    /// The arcsine kernel (`burn_gp::kernels::ArcSine`, the paper's "NN"), isotropic, σ² = σ_b² = 1,
+    /// σ_w² started at 1 / (mean squared norm of the training images).
+    Arcsine,
+}
+
+/// A kernel's starting hyperparameters, from the training images.
+#[derive(Clone, Copy, Debug)]
+enum KernelStart {
+    /// RBF with this lengthscale.
+    Rbf { lengthscale: f64 },
+    /// Arcsine with this weight variance.
+    ArcSine { weight_variance: f64 },
+}
+
+impl KernelStart {
+    /// The starting values of `choice` on the `n` training images `x` (`[n, d]` row-major).
+    fn new(choice: KernelChoice, x: &[f64], n: usize, d: usize, seed: u64) -> Result<Self> {
+        Ok(match choice {
+            KernelChoice::Rbf => Self::Rbf { lengthscale: median_distance(x, n, d, MEDIAN_ROWS, seed)? },
+            KernelChoice::Arcsine => {
+                let mean_square = x.iter().map(|v| v * v).sum::<f64>() / n as f64;
+                if mean_square <= 0.0 {
+                    return Err(Error::invalid("kernel", "the arcsine start needs images that are not all zero"));
+                }
+                Self::ArcSine { weight_variance: 1.0 / mean_square }
+            }
+        })
+    }
+}
+
+impl std::fmt::Display for KernelStart {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::Rbf { lengthscale } => write!(f, "RBF, median-heuristic lengthscale {lengthscale:.4}"),
+            Self::ArcSine { weight_variance } => write!(f, "arcsine, σ_w² = {weight_variance:.3e}, σ_b² = σ² = 1"),
+        }
+    }
 }
 
 /// Fashion-MNIST's class names, by label.
@@ -115,6 +164,10 @@ struct Args {
     /// Comma-separated one-vs-rest classes to run (default: all 10).
     #[arg(long, value_delimiter = ',', default_value = "0,1,2,3,4,5,6,7,8,9")]
     classes: Vec<usize>,
+    /// The kernel of both methods: `rbf` or `arcsine` (Williams' neural-network kernel, the
+    /// paper's "NN" columns of Table 1).
+    #[arg(long, value_enum, default_value_t = KernelChoice::Rbf)]
+    kernel: KernelChoice,
     /// GP-EP inducing inputs: 0 = all training images (full EP), M > 0 = M random training images.
     #[arg(long, default_value_t = 0)]
     ep_inducing: usize,
@@ -208,6 +261,9 @@ struct SavedLine {
     train: usize,
     test: usize,
     seed: u64,
+    /// Lines saved before the flag existed are RBF runs.
+    #[serde(default)]
+    kernel: KernelChoice,
     result: MethodResult,
 }
 
@@ -230,15 +286,23 @@ fn run(args: Args) -> Result<()> {
     let split = draw_split(&args)?;
     let mut results = Vec::new();
     if args.merge.is_empty() {
-        let ell = median_distance(&split.x_train, args.train, split.d, MEDIAN_ROWS, args.seed)?;
+        let start = KernelStart::new(args.kernel, &split.x_train, args.train, split.d, args.seed)?;
         if !args.opts.json {
-            eprintln!("median-heuristic lengthscale {ell:.4} (from {} training images)", args.train.min(MEDIAN_ROWS));
+            eprintln!("kernel: {start}");
         }
         for &class in &args.classes {
             let mut lines = Vec::new();
             for &method in &args.methods {
-                let result = run_method(&args, &split, class, ell, method)?;
-                let line = SavedLine { class, method, train: args.train, test: args.test, seed: args.seed, result };
+                let result = match start {
+                    KernelStart::Rbf { lengthscale } => {
+                        run_method(&args, &split, class, method, |dev| Rbf::new(&[lengthscale], 1.0, dev))?
+                    }
+                    KernelStart::ArcSine { weight_variance } => {
+                        run_method(&args, &split, class, method, |dev| ArcSine::new(&[weight_variance], 1.0, 1.0, dev))?
+                    }
+                };
+                let (train, test, seed, kernel) = (args.train, args.test, args.seed, args.kernel);
+                let line = SavedLine { class, method, train, test, seed, kernel, result };
                 if let Some(path) = &args.save {
                     append_line(path, &line)?;
                 }
@@ -309,6 +373,7 @@ fn run(args: Args) -> Result<()> {
             "{}",
             json!({
                 "example": "skewgp_fashion",
+                "kernel": args.kernel,
                 "train": args.train,
                 "test": args.test,
                 "classes": classes,
@@ -395,8 +460,14 @@ fn binary_labels(labels: &[usize], class: usize) -> Vec<f64> {
     labels.iter().map(|&l| f64::from(u8::from(l == class))).collect()
 }
 
-/// Trains and tests `method` on `class` vs rest, from lengthscale `ell`.
-fn run_method(args: &Args, split: &Split, class: usize, ell: f64, method: Method) -> Result<MethodResult> {
+/// Trains and tests `method` on `class` vs rest, from the kernel `kernel` builds on a device.
+fn run_method<K: Kernel>(
+    args: &Args,
+    split: &Split,
+    class: usize,
+    method: Method,
+    kernel: impl Fn(&burn::tensor::Device) -> Result<K>,
+) -> Result<MethodResult> {
     let (base, train_dev) = args.opts.devices()?;
     let (n, m, d) = (split.labels_train.len(), split.labels_test.len(), split.d);
     let x = matrix(split.x_train.clone(), n, d, &train_dev)?;
@@ -407,7 +478,7 @@ fn run_method(args: &Args, split: &Split, class: usize, ell: f64, method: Method
     let t0 = Instant::now();
     if method == Method::Skew2 {
         let config = args.skew.skew_config(2, n, seed, progress);
-        let model = config.init(Rbf::new(&[ell], 1.0, &train_dev)?, &x)?;
+        let model = config.init(kernel(&train_dev)?, &x)?;
         let fit = model.fit(&x, &classes, &config)?;
         let prediction = fit.posterior.predict_details(&x_test)?;
         let seconds = t0.elapsed().as_secs_f64();
@@ -430,7 +501,7 @@ fn run_method(args: &Args, split: &Split, class: usize, ell: f64, method: Method
         });
     }
     let inducing = ep_inducing(args, split, seed, &train_dev)?;
-    let ep = args.skew.fit_ep(Rbf::new(&[ell], 1.0, &train_dev)?, inducing, &x, &classes, seed, progress)?;
+    let ep = args.skew.fit_ep(kernel(&train_dev)?, inducing, &x, &classes, seed, progress)?;
     let (mean, var) = ep.predict_latent(&Tensor::from_data(x_test.to_data(), &train_dev))?;
     let prob = mean.iter().zip(&var).map(|(mu, v)| norm_cdf(mu / (1.0 + v).sqrt())).collect();
     let decision_std = mean
@@ -484,18 +555,20 @@ fn read_saved(args: &Args) -> Result<Vec<ClassResult>> {
             let at = || format!("{} line {}", path.display(), k + 1);
             let r: SavedLine =
                 serde_json::from_str(line).map_err(|e| Error::invalid("merge", format!("{}: {e}", at())))?;
-            if (r.train, r.test, r.seed) != (args.train, args.test, args.seed) {
+            if (r.train, r.test, r.seed, r.kernel) != (args.train, args.test, args.seed, args.kernel) {
                 return Err(Error::invalid(
                     "merge",
                     format!(
-                        "{}: saved with --train {} --test {} --seed {}, this run has {} / {} / {}",
+                        "{}: saved with --train {} --test {} --seed {} --kernel {:?}, this run has {} / {} / {} / {:?}",
                         at(),
                         r.train,
                         r.test,
                         r.seed,
+                        r.kernel,
                         args.train,
                         args.test,
-                        args.seed
+                        args.seed,
+                        args.kernel
                     ),
                 ));
             }

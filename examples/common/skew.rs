@@ -3,7 +3,7 @@
 use burn::module::Module;
 use burn::tensor::Tensor;
 use burn_gp::inducing::InducingPoints;
-use burn_gp::kernels::Rbf;
+use burn_gp::kernels::Kernel;
 use burn_gp::models::ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
 use burn_gp::models::skew_gp::SkewGpConfig;
 use burn_gp::mvn::ChainStart;
@@ -106,15 +106,15 @@ impl SkewOptions {
 
     /// GP-EP with `kernel` and fixed `inducing` inputs, trained by batch SEP on the rows of `x`
     /// (autodiff device) with labels `y ∈ {0, 1}`.
-    pub fn fit_ep(
+    pub fn fit_ep<K: Kernel>(
         &self,
-        kernel: Rbf,
+        kernel: K,
         inducing: InducingPoints,
         x: &Tensor<2>,
         y: &[usize],
         seed: u64,
         progress: bool,
-    ) -> Result<EpFit<Rbf>> {
+    ) -> Result<EpFit<K>> {
         let model = EpGpClassifier::new(kernel, inducing.no_grad(), 1e-6, 1e-8, &x.device())?;
         model.fit(x, y, &self.ep_config(seed, progress))
     }

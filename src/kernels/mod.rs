@@ -2,6 +2,7 @@
 //! hyperparameters are stored unconstrained and mapped through softplus.
 mod additive_matern;
 mod additive_ops;
+mod arcsine;
 mod combination;
 mod distance;
 mod kernel;
@@ -16,6 +17,7 @@ mod stationary;
 
 pub use additive_matern::AdditiveMatern;
 pub use additive_ops::{GpKernelOps, GramDims, GramGradients};
+pub use arcsine::ArcSine;
 pub use combination::{Product, Sum};
 pub use distance::scaled_square_distance;
 pub use kernel::Kernel;

@@ -4,7 +4,7 @@ use burn::tensor::Device;
 use super::{Blueprint, Spec};
 use crate::error::{Error, Result};
 use crate::inducing::{FourierFeatures, InducingPoints, InducingVariables};
-use crate::kernels::{AdditiveMatern, Matern, MaternNu, Rbf, SeparableMatern};
+use crate::kernels::{AdditiveMatern, ArcSine, Matern, MaternNu, Rbf, SeparableMatern};
 use crate::likelihoods::{BernoulliProbit, BinaryHinge, Gaussian, MultiClassHinge, RobustMax, Softmax};
 
 impl Blueprint for Rbf {
@@ -15,6 +15,17 @@ impl Blueprint for Rbf {
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("Rbf", Some(1), Some(0), Some(0))?;
         Rbf::new(&vec![1.0; spec.sizes[0].max(1)], 1.0, device)
+    }
+}
+
+impl Blueprint for ArcSine {
+    /// `ArcSine` with the number of weight variances.
+    fn describe(&self) -> Spec {
+        Spec::new("ArcSine").sizes(&[self.weight_variances.len()])
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("ArcSine", Some(1), Some(0), Some(0))?;
+        ArcSine::new(&vec![1.0; spec.sizes[0].max(1)], 1.0, 1.0, device)
     }
 }
 

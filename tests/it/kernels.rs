@@ -1,6 +1,6 @@
 //! Kernels against their closed forms; positive definiteness; combinations.
 use crate::common::*;
-use burn_gp::kernels::{Kernel, Linear, Matern, MaternNu, Product, Rbf, Sum};
+use burn_gp::kernels::{ArcSine, Kernel, Linear, Matern, MaternNu, Product, Rbf, Sum};
 
 fn sqdist(a: &[f64], b: &[f64], ls: &[f64]) -> f64 {
     a.iter().zip(b).zip(ls).map(|((x, y), l)| ((x - y) / l).powi(2)).sum()
@@ -140,5 +140,90 @@ fn kernel_matrices_are_positive_definite_and_hyperparameter_gradients_are_right(
     let auto: Vec<f64> = graw.iter().zip(&ls).map(|(g, l)| g / (1.0 - (-l).exp())).collect();
     let base = device();
     let fd = fd_grad(&ls, 1e-6, |p| scalar(f(p, &base)));
+    assert!(max_rel_err(&auto, &fd, 1e-6) < 1e-6, "{auto:?} vs {fd:?}");
+}
+
+/// GPy 1.13's `MLP` kernel on the same inputs (`GPy.kern.MLP(3, variance, weight_variance,
+/// bias_variance, ARD)`, `K(xa, xb).ravel()` and `Kdiag(xa)`), which is also the closed form.
+#[test]
+fn arcsine_kernel_matches_gpy_mlp_and_its_gradients_are_right() {
+    let dev = device();
+    let xa = vec![0.3, -1.2, 0.5, 1.5, 0.2, -0.7, -0.4, 0.9, 2.1];
+    let xb = vec![0.0, 0.0, 0.0, 2.0, -1.0, 0.5, -1.1, 0.3, 0.8, 0.6, 0.6, -0.6];
+    let (a, b) = (t2(xa.clone(), 3, 3, &dev), t2(xb.clone(), 4, 3, &dev));
+    let ard = ArcSine::new(&[0.5, 1.0, 2.0], 0.8, 1.7, &dev).unwrap();
+    let gpy_ard = [
+        0.3371292440466066,
+        0.7308773423968827,
+        0.31209159076551923,
+        -0.13710907558156,
+        0.3299969622640372,
+        0.33676501151785737,
+        -0.30844093537589057,
+        0.7461060399780894,
+        0.1912083480079994,
+        0.22328462546855835,
+        0.8474438193082791,
+        -0.23900662661892882,
+    ];
+    let gpy_diag = [0.8948571688305323, 0.9121322600676242, 1.2455333432523443];
+    assert!(max_rel_err(&host(ard.k(a.clone(), b.clone())), &gpy_ard, 1e-6) < tol(1e-13, 1e-5));
+    assert!(max_rel_err(&host(ard.k_diag(a.clone())), &gpy_diag, 1e-6) < tol(1e-13, 1e-5));
+    let kaa = host(ard.k(a.clone(), a.clone()));
+    let diag: Vec<f64> = (0..3).map(|i| kaa[i * 3 + i]).collect();
+    assert!(max_rel_err(&diag, &gpy_diag, 1e-6) < tol(1e-13, 1e-5));
+    assert_eq!(ard.input_dim(), Some(3));
+    let iso = ArcSine::new(&[1.0], 1.0, 1.0, &dev).unwrap();
+    let gpy_iso = [
+        0.2369709342607265,
+        0.3959443160940445,
+        0.1177946111004894,
+        0.02986332321209153,
+        0.20966741277342954,
+        0.39863714392982863,
+        -0.17073985405295175,
+        0.43875598966844753,
+        0.16763607621543752,
+        0.03047311442082241,
+        0.4328015224960509,
+        0.00534123480454623,
+    ];
+    assert!(max_rel_err(&host(iso.k(a, b)), &gpy_iso, 1e-6) < tol(1e-13, 1e-5));
+    assert_eq!(iso.input_dim(), None);
+    assert!(ArcSine::new(&[1.0], 0.0, 1.0, &dev).is_err(), "a zero bias variance is refused");
+
+    // Positive definite on 20 points, including inputs far from the origin.
+    let n = 20;
+    let x: Vec<f64> = uniform(n * 3, 8).iter().map(|v| 30.0 * v).collect();
+    let mut k = host(ard.k(t2(x.clone(), n, 3, &dev), t2(x, n, 3, &dev)));
+    for i in 0..n {
+        k[i * n + i] += 1e-9;
+    }
+    assert!(burn_gp::linalg::host::cholesky_batch(&k, 1, n).unwrap().1[0] == 0.0);
+    if !is_f64() {
+        return;
+    }
+    // Autodiff gradients of Σ K(x, x) + Σ k_diag(x) in (σ_w², σ_b², σ²) against finite differences.
+    let xv = uniform(8 * 2, 3);
+    let objective = |p: &[f64], dev: &burn::tensor::Device| {
+        let kern = ArcSine::new(&p[..2], p[2], p[3], dev).unwrap();
+        let x = t2(xv.clone(), 8, 2, dev);
+        (kern.k(x.clone(), x.clone()).sum(), kern.k_diag(x).sum(), kern)
+    };
+    let p = [0.7, 1.8, 0.4, 1.3];
+    let ad = ad_device();
+    let (sk, sd, kern) = objective(&p, &ad);
+    let g = (sk + sd).backward();
+    let raw: Vec<f64> = [&kern.weight_variances, &kern.bias_variance, &kern.variance]
+        .iter()
+        .flat_map(|v| host(v.raw().grad(&g).expect("gradient of a raw parameter")))
+        .collect();
+    // chain rule through softplus: dv/draw = 1 − exp(−v)
+    let auto: Vec<f64> = raw.iter().zip(&p).map(|(g, v)| g / (1.0 - (-v).exp())).collect();
+    let base = device();
+    let fd = fd_grad(&p, 1e-6, |q| {
+        let (sk, sd, _) = objective(q, &base);
+        scalar(sk) + scalar(sd)
+    });
     assert!(max_rel_err(&auto, &fd, 1e-6) < 1e-6, "{auto:?} vs {fd:?}");
 }

@@ -240,11 +240,19 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     let s2 = gpr.likelihood.variance.to_vec()[0];
     assert!(pred.var.iter().zip(&f_var).all(|(v, f)| (v - f - s2).abs() < 1e-12));
     let z = InducingPoints::new(&x[..10], 5, 2, &dev).unwrap();
-    let sgpr = Sgpr::new(kernel(), z, noise(), xt.clone(), yt, 1e-6).unwrap();
+    let sgpr = Sgpr::new(kernel(), z, noise(), xt.clone(), yt.clone(), 1e-6).unwrap();
     sgpr.save(&path).unwrap();
     let loaded = Sgpr::<Rbf, InducingPoints>::load(&path, &dev).unwrap();
     assert_eq!(sgpr.predict(test.clone()).unwrap(), loaded.predict(test.clone()).unwrap());
     assert_eq!(to_vec(sgpr.predict_y(test.clone()).unwrap().0), to_vec(loaded.predict_y(test.clone()).unwrap().0));
+    // A non-stationary kernel: the arcsine (neural-network) kernel's three parameter sets travel too.
+    use burn_gp::kernels::ArcSine;
+    let arcsine = ArcSine::new(&[0.6, 1.7], 0.3, 1.2, &dev).unwrap();
+    let gpr = ExactGpr::new(arcsine, noise(), xt.clone(), yt.clone()).unwrap();
+    gpr.save(&path).unwrap();
+    let loaded = ExactGpr::<ArcSine>::load(&path, &dev).unwrap();
+    assert_eq!(to_vec(gpr.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));
+    assert!(matches!(ExactGpr::<Rbf>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
 
     // ODVGP: inducing points for both bases, trained by the common `fit` (Adam + natural steps).
     let ad = dev.clone().autodiff();
