@@ -1,8 +1,9 @@
 //! The paper's Fashion-MNIST experiment (Benavoli, Azzimonti & Piga 2020, §7.2, Table 1 and
-//! Fig. 11; `docs/papers/000-skew-gp.md`): SkewGP2 (`s = 2`) against GP-EP, both with an isotropic RBF
-//! kernel or both with the arcsine ("NN") kernel (`--kernel arcsine`), on the 10 one-vs-rest binary problems; per-class accuracy and time, the one-vs-rest
-//! 10-class accuracy (argmax of the 10 probabilities), and the calibration picture of Fig. 11:
-//! histograms of the class-decision standard deviation of the misclassified test points.
+//! Fig. 11; `docs/papers/000-skew-gp.md`): SkewGP2 (`s = 2`) against GP-EP, both with an
+//! isotropic RBF kernel or both with the arcsine ("NN") kernel (`--kernel arcsine`), on the 10
+//! one-vs-rest binary problems; per-class accuracy and time, the one-vs-rest 10-class accuracy
+//! (argmax of the 10 probabilities), and the calibration picture of Fig. 11: histograms of the
+//! class-decision standard deviation of the misclassified test points.
 //!
 //! ```text
 //! cargo run --release --example skewgp_fashion                     # the paper's 5 000 / 5 000 (slow)
@@ -19,9 +20,9 @@
 //! 784 pixels, the median pairwise distance of the training images; for `arcsine`, σ² = σ_b² = 1
 //! and one weight variance σ_w² = 1 / (mean squared norm of the training images), so that a
 //! typical image's `σ_w² ‖x‖²` starts at 1 (the paper gives no starting values). SkewGP2 trains
-//! by Adam on the block-composite objective (`--epochs`, `--lr`, blocks of `--block-size`, `--qmc-points` ×
-//! `--qmc-shifts` lattice points per block, the 4 phase patterns screened for `--phase-screen`
-//! epochs; pseudo-points started at 2 random training images, as in the paper), then predicts by
+//! by Adam on the block-composite objective (`--epochs`, `--lr`, blocks of `--block-size`,
+//! `--qmc-points` × `--qmc-shifts` lattice points per block, the 4 phase patterns screened for
+//! `--phase-screen` epochs; pseudo-points started at 2 random training images, as in the paper), then predicts by
 //! route B from `--samples` lin-ess draws (32 chains, `--burn-in` steps each, started at GHK draws
 //! unless `--chain-start dispersed`). GP-EP trains by the EP classifier's batch SEP schedule
 //! (`--ep-iterations` steps) with its inducing inputs fixed at all training images (full EP,
@@ -45,9 +46,9 @@
 //!
 //! `--json` prints one final line with exactly the keys
 //! `{"example":"skewgp_fashion","kernel":…,"train":…,"test":…,"classes":…,"acc_skew2":[…],"acc_gpep":[…],"nll_skew2":[…],"nll_gpep":[…],"error_auc_skew2":[…],"error_auc_gpep":[…],"ovr_acc_skew2":…,"ovr_acc_gpep":…,"time_skew2_s":…,"time_gpep_s":…}`:
-//! `kernel` is `"rbf"` or `"arcsine"`, `classes` the list of run classes, `acc_*` their test accuracies in that order, `nll_*`
-//! their test negative log predictive probabilities (nats per image), `error_auc_*` the ROC
-//! area of the decision standard deviation as a score for the misclassified test images,
+//! `kernel` is `"rbf"` or `"arcsine"`, `classes` the list of run classes, `acc_*` their test
+//! accuracies in that order, `nll_*` their test negative log predictive probabilities (nats per
+//! image), `error_auc_*` the ROC area of the decision standard deviation as a score for the misclassified test images,
 //! `ovr_acc_*` the one-vs-rest 10-class test accuracy (null unless all 10 classes ran), and
 //! `time_*_s` the total seconds over the run classes.
 mod common;

@@ -62,6 +62,13 @@ impl ArcSine {
         let b = self.bias_variance.value().unsqueeze::<2>();
         row_sums(x.powi_scalar(2) * w) + b.add_scalar(1.0)
     }
+
+    /// `σ² (2/π) asin(z)`. Cauchy–Schwarz keeps the exact `|z|` below `s/(s + 1) < 1`; the clamp
+    /// only guards against rounding, a little inside ±1 so that asin's derivative stays finite.
+    fn scale(&self, z: Tensor<2>) -> Tensor<2> {
+        let var = self.variance.value().unsqueeze::<2>();
+        z.clamp(-Z_BOUND, Z_BOUND).asin().mul_scalar(FRAC_2_PI) * var
+    }
 }
 
 impl Kernel for ArcSine {
@@ -69,9 +76,9 @@ impl Kernel for ArcSine {
         let (n, m) = (x.dims()[0], x2.dims()[0]);
         let device = x.device();
         let w = self.weight_variances.value().unsqueeze::<2>();
-        let b = self.bias_variance.value().unsqueeze::<2>(); // [1, 1]
-                                                             // s(x, x') as one product of augmented rows [σ_w² x, σ_b²] · [x', 1]ᵀ, and the outer
-                                                             // product of the normalisers as [n, 1] · [m, 1]ᵀ: no broadcast additions.
+        let b = self.bias_variance.value().unsqueeze::<2>();
+        // s(x, x') as one product of augmented rows [σ_w² x, σ_b²] · [x', 1]ᵀ (σ_b² is [1, 1]), and
+        // the outer product of the normalisers as [n, 1] · [m, 1]ᵀ: no broadcast additions.
         let a_aug = Tensor::cat(vec![x.clone() * w, Tensor::ones([n, 1], &device) * b], 1);
         let b_aug = Tensor::cat(vec![x2.clone(), Tensor::ones([m, 1], &device)], 1);
         let cross = matmul_nt(a_aug, b_aug);
@@ -86,14 +93,5 @@ impl Kernel for ArcSine {
     fn input_dim(&self) -> Option<usize> {
         let d = self.weight_variances.len();
         (d > 1).then_some(d)
-    }
-}
-
-impl ArcSine {
-    /// `σ² (2/π) asin(z)`. Cauchy–Schwarz keeps the exact `|z|` below `s/(s + 1) < 1`; the clamp
-    /// only guards against rounding, a little inside ±1 so that asin's derivative stays finite.
-    fn scale(&self, z: Tensor<2>) -> Tensor<2> {
-        let var = self.variance.value().unsqueeze::<2>();
-        z.clamp(-Z_BOUND, Z_BOUND).asin().mul_scalar(FRAC_2_PI) * var
     }
 }
