@@ -53,7 +53,8 @@
 //! exactly the keys `{"example":"skewgp_pmlb","sets":…,"info_skew2":…,"info_skew0":…,"info_gpep":…,"acc_skew2":…}`
 //! (means over the sets that succeeded; `sets` is their number). `--summarise FILES` trains
 //! nothing: it merges saved set lines per set (fold-weighted, e.g. the five one-fold runs of a
-//! set) and prints the same table and lines.
+//! set) and prints the same table and lines; a method scored on only some of a set's folds is
+//! `null` in that set's line (and named on stderr), never a mean over fewer folds.
 mod common;
 #[path = "common/skew.rs"]
 mod skew;
@@ -417,8 +418,17 @@ fn summarise(args: &Args) -> Result<()> {
     for name in names {
         let parts: Vec<&SetLine> = lines.iter().filter(|l| l.set == name).collect();
         let folds: usize = parts.iter().map(|l| l.folds).sum();
+        // A method scored on only some of the set's folds would otherwise enter as a mean over
+        // fewer folds under the set's fold count: it leaves the set's row instead.
         let summary: [Summary; 5] = std::array::from_fn(|m| {
-            merge_summaries(&parts.iter().map(|l| (l.folds, l.summary[m])).collect::<Vec<_>>())
+            let merged = merge_summaries(&parts.iter().map(|l| (l.folds, l.summary[m])).collect::<Vec<_>>());
+            let scored: usize = parts.iter().filter(|l| l.summary[m].information.is_finite()).map(|l| l.folds).sum();
+            if scored > 0 && scored < folds {
+                eprintln!("{name}: {} scored on {scored} of {folds} folds, left out of its row", METHODS[m]);
+                Summary { information: f64::NAN, accuracy: f64::NAN, ..merged }
+            } else {
+                merged
+            }
         });
         let first = parts[0];
         print_set_line(args, name, first.rows, first.d, (0, folds), &summary);

@@ -5,7 +5,9 @@ which merges one-fold runs) with the lines of `benches/peers/gpy_pmlb.py` run on
 and prints the markdown table (average information in bits, fold means; lattice standard errors;
 accuracies) with a mean row over the sets that have every column, then SkewGP2's and SkewGP0's
 per-set wins / ties (within 0.0005 bits) / losses against the other methods, with a two-sided
-sign test (ties dropped) and the mean and median differences.
+sign test (ties dropped), the mean and median differences, and the paper's own test (§7.1,
+Fig. 9): the Bayesian signed-rank test with a rope of 0.01 bits (`bayes_signed_rank.py`, 50 000
+posterior draws, seed 0), as P(first better) / P(equivalent) / P(second better).
 
     skewgp_pmlb --summarise f0.jsonl,f1.jsonl --json > ours.jsonl
     python3 benches/peers/skewgp_report.py --ours ours.jsonl --gpy gpy.jsonl [--folds 5]
@@ -22,6 +24,8 @@ import argparse
 import json
 import math
 import sys
+
+from bayes_signed_rank import signed_rank_test
 
 
 def read_lines(paths, key):
@@ -108,8 +112,11 @@ def main():
     cells += [fmt(mean([r[k] for r in complete])) for k in accs] + [""]
     print("| " + " | ".join(cells) + " |")
     # Per-set comparisons of SkewGP2 and SkewGP0 with each other column (information).
-    print("\n| pair (information) | wins / ties / losses | two-sided sign test p | mean difference | median difference |")
-    print("|---|---|---|---|---|")
+    print(
+        "\n| pair (information) | wins / ties / losses | two-sided sign test p | mean difference | median difference"
+        " | Bayesian signed-rank, rope 0.01: P(first better) / P(equivalent) / P(second better) |"
+    )
+    print("|---|---|---|---|---|---|")
     names = dict(cols)
     firsts = ["info_skew2", "info_skew0"] + (["info_gpep_long"] if args.long_ep else [])
     for i, a in enumerate(firsts):
@@ -122,6 +129,8 @@ def main():
             ties = len(diffs) - wins - losses
             cells = [f"{names[a]} vs {label}", f"{wins} / {ties} / {losses}", f"{sign_test_p(wins, losses):.3f}"]
             cells += [f"{mean(diffs):+.3f}", f"{median(diffs):+.3f}"]
+            p_second, p_rope, p_first = signed_rank_test(diffs, rope=0.01, samples=50000, seed=0)
+            cells.append(f"{p_first:.3f} / {p_rope:.3f} / {p_second:.3f}")
             print("| " + " | ".join(cells) + " |")
 
 
