@@ -425,7 +425,7 @@ fn summarise(args: &Args) -> Result<()> {
             let scored: usize = parts.iter().filter(|l| l.summary[m].information.is_finite()).map(|l| l.folds).sum();
             if scored > 0 && scored < folds {
                 eprintln!("{name}: {} scored on {scored} of {folds} folds, left out of its row", METHODS[m]);
-                Summary { information: f64::NAN, accuracy: f64::NAN, ..merged }
+                Summary { information: f64::NAN, accuracy: f64::NAN, qmc: (f64::NAN, f64::NAN), ..merged }
             } else {
                 merged
             }
