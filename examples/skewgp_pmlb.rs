@@ -48,14 +48,29 @@
 //! `{"set","rows","features","folds","first_fold","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep","info_skew2ep","acc_skew2ep"}`
 //! (fold means), plus `qmc_se_skew2`, `qmc_se_skew0`, `qmc_se_skew0ep` (the lattice's standard
 //! error of the fold-mean information in bits, `null` without `--exact-se`) and
-//! `qmc_points_skew2` etc. (the largest lattice used, points per shift; a set that fails has an
-//! `error` key instead), then the final summary line with
+//! `qmc_points_skew2` etc. (the largest lattice used, points per shift), `ss_max_skew2`,
+//! `ss_max_skew0`, `ss_max_skew0ep`, `ss_max_skew2ep` (the paper's Fig. 10 statistic: the largest
+//! posterior skewness `SS(x*)` over the test points, from the lin-ess draws; `null` with
+//! `--predict exact`; a set that fails has an `error` key instead), then the final summary line with
 //! exactly the keys `{"example":"skewgp_pmlb","sets":…,"info_skew2":…,"info_skew0":…,"info_gpep":…,"acc_skew2":…}`
 //! (means over the sets that succeeded; `sets` is their number). `--summarise FILES` trains
 //! nothing: it merges saved set lines per set (fold-weighted, e.g. the five one-fold runs of a
 //! set) and prints the same table and lines; a method scored on only some of a set's folds is
 //! `null` in that set's line (and named on stderr), never a mean over fewer folds.
+//!
+//! Fig. 10 (§7.1, the gain of SkewGP over GP-EP against the posterior's skewness): `--predict
+//! skewness` retrains the skew GPs of a fold (training does not depend on `--predict`), draws the
+//! posterior by lin-ess and records only the statistic; `--summarise` joins those lines to the
+//! scored lines of the same folds and, where sets have both, prints a regression stump of the
+//! gain over the statistic with its permutation p-value (and `--plot DIR` draws the figure):
+//!
+//! ```text
+//! cargo run --release --example skewgp_pmlb -- --sets sonar --first-fold 3 --folds-run 1 --methods skew0,skew2 --predict skewness --json > ss3.jsonl
+//! cargo run --release --example skewgp_pmlb -- --summarise f0.jsonl,…,ss0.jsonl,… --plot figures
+//! ```
 mod common;
+#[path = "common/regression_stump.rs"]
+mod regression_stump;
 #[path = "common/skew.rs"]
 mod skew;
 #[path = "common/tabular.rs"]
@@ -78,7 +93,7 @@ use burn_gp::tensors::matrix;
 use burn_gp::train::History;
 use burn_gp::{Error, Result};
 use clap::Parser;
-use common::plot::{Figures, PlotOptions};
+use common::plot::{Figures, PlotOptions, StepPanel};
 use common::BasicOptions;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
@@ -130,8 +145,11 @@ struct Args {
     summarise: Vec<std::path::PathBuf>,
     /// SkewGP test predictions: `exact` (Corollary 2 as a ratio of two Genz estimates with common
     /// random numbers, `--exact-points` × `--exact-shifts` lattice points; no sampling) or
-    /// `sampled` (route B, Rao-Blackwellised over `--samples` lin-ess draws of U₁).
-    #[arg(long, default_value = "exact", value_parser = ["exact", "sampled"])]
+    /// `sampled` (route B, Rao-Blackwellised over `--samples` lin-ess draws of U₁; also records
+    /// the skewness statistic of the paper's Fig. 10) or `skewness` (the draws and the statistic
+    /// only: no probabilities, so the set line scores nothing and `--summarise` joins it to the
+    /// line of the same fold that does; training does not depend on `--predict`).
+    #[arg(long, default_value = "exact", value_parser = ["exact", "sampled", "skewness"])]
     predict: String,
     /// Lattice points per random shift of the exact predictions.
     #[arg(long, default_value_t = 1000)]
@@ -182,12 +200,17 @@ struct Summary {
     /// mean: `√(Σ_f se_f²) / folds`), and the largest lattice (points per shift) used (NaN
     /// where not measured).
     qmc: (f64, f64),
+    /// The paper's Fig. 10 statistic: the largest posterior skewness `SS(x*)` over the test
+    /// points (over all folds' test points for a set), from route B's moments over the lin-ess
+    /// draws (NaN where not measured: GP-EP, and SkewGP with `--predict exact`).
+    skewness: f64,
 }
 
 impl Summary {
-    /// Fold means of per-fold scores: [`merge_summaries`] with each fold of weight 1.
-    fn of(scores: &[Score]) -> Self {
-        merge_summaries(&scores.iter().map(|s| (1, *s)).collect::<Vec<_>>())
+    /// Fold means of `method`'s per-fold scores on set `name`: [`merge_set`] with each fold of
+    /// weight 1.
+    fn of(name: &str, method: &str, scores: &[Score]) -> Self {
+        merge_set(name, method, &scores.iter().map(|s| (1, *s)).collect::<Vec<_>>())
     }
 }
 
@@ -323,6 +346,7 @@ impl SetLine {
             accuracy: number(format!("acc_{m}")),
             seconds: number(format!("time_{m}_s")),
             qmc: (number(format!("qmc_se_{m}")), number(format!("qmc_points_{m}"))),
+            skewness: number(format!("ss_max_{m}")),
         });
         Some(Self {
             set: set.to_string(),
@@ -345,11 +369,16 @@ impl SetLine {
         self.set == other.set && self.first_fold == other.first_fold && self.folds == other.folds && disjoint
     }
 
-    /// Takes the methods that `other` scores (see [`SetLine::joins`]).
+    /// Takes the methods that `other` scores (see [`SetLine::joins`]), and the skewness
+    /// statistics it measured (a `--predict skewness` line scores nothing and joins the line of
+    /// the same fold that does).
     fn join(&mut self, other: SetLine) {
         for (mine, theirs) in self.summary.iter_mut().zip(other.summary) {
             if theirs.information.is_finite() {
-                *mine = theirs;
+                *mine = Summary { skewness: mine.skewness, ..theirs };
+            }
+            if theirs.skewness.is_finite() {
+                mine.skewness = theirs.skewness;
             }
         }
     }
@@ -379,7 +408,33 @@ fn merge_summaries(parts: &[(usize, Summary)]) -> Summary {
             if w > 0.0 { squares.sqrt() / w } else { f64::NAN },
             parts.iter().map(|p| p.1.qmc.1).fold(f64::NAN, f64::max),
         ),
+        skewness: parts.iter().map(|p| p.1.skewness).fold(f64::NAN, f64::max),
     }
+}
+
+/// [`merge_summaries`] of one method's parts of set `name`, where a method scored on only some
+/// of the parts' folds would otherwise enter as a mean over fewer folds under the set's fold
+/// count: its scores (and lattice) are NaN instead, and likewise its skewness statistic when
+/// measured on only some folds; stderr names each.
+fn merge_set(name: &str, method: &str, parts: &[(usize, Summary)]) -> Summary {
+    let merged = merge_summaries(parts);
+    let folds: usize = parts.iter().map(|p| p.0).sum();
+    let on = |f: fn(&Summary) -> f64| parts.iter().filter(|p| f(&p.1).is_finite()).map(|p| p.0).sum::<usize>();
+    let partial = |count: usize, what: &str| {
+        let partial = count > 0 && count < folds;
+        if partial {
+            eprintln!("{name}: {method} {what} on {count} of {folds} folds, left out of its row");
+        }
+        partial
+    };
+    let mut out = merged;
+    if partial(on(|s| s.information), "scored") {
+        out = Summary { information: f64::NAN, accuracy: f64::NAN, qmc: (f64::NAN, f64::NAN), ..out };
+    }
+    if partial(on(|s| s.skewness), "skewness measured") {
+        out.skewness = f64::NAN;
+    }
+    out
 }
 
 /// `--summarise`: merges the saved set lines per set (in order of first appearance) and prints
@@ -415,20 +470,12 @@ fn summarise(args: &Args) -> Result<()> {
     }
     print_header();
     let mut per_set = Vec::new();
+    let mut full_sets = Vec::new();
     for name in names {
         let parts: Vec<&SetLine> = lines.iter().filter(|l| l.set == name).collect();
         let folds: usize = parts.iter().map(|l| l.folds).sum();
-        // A method scored on only some of the set's folds would otherwise enter as a mean over
-        // fewer folds under the set's fold count: it leaves the set's row instead.
         let summary: [Summary; 5] = std::array::from_fn(|m| {
-            let merged = merge_summaries(&parts.iter().map(|l| (l.folds, l.summary[m])).collect::<Vec<_>>());
-            let scored: usize = parts.iter().filter(|l| l.summary[m].information.is_finite()).map(|l| l.folds).sum();
-            if scored > 0 && scored < folds {
-                eprintln!("{name}: {} scored on {scored} of {folds} folds, left out of its row", METHODS[m]);
-                Summary { information: f64::NAN, accuracy: f64::NAN, qmc: (f64::NAN, f64::NAN), ..merged }
-            } else {
-                merged
-            }
+            merge_set(name, METHODS[m], &parts.iter().map(|l| (l.folds, l.summary[m])).collect::<Vec<_>>())
         });
         let first = parts[0];
         print_set_line(args, name, first.rows, first.d, (0, folds), &summary);
@@ -436,10 +483,88 @@ fn summarise(args: &Args) -> Result<()> {
             eprintln!("{name}: {folds} of {} folds, left out of the means", args.folds);
         } else {
             per_set.push(summary);
+            full_sets.push(name);
         }
     }
+    // the summary line stays the last line
+    print_skewness_gain(args, &full_sets, &per_set)?;
     print_means(args, &per_set);
     Ok(())
+}
+
+/// Permutations of the regression stump's test in [`print_skewness_gain`].
+const STUMP_PERMUTATIONS: usize = 9999;
+
+/// The smallest number of sets on either side of the regression stump's split.
+const STUMP_MIN_LEAF: usize = 5;
+
+/// The paper's Fig. 10 (§7.1) where the lines carry the skewness statistic (`--predict
+/// sampled` or `skewness`): for SkewGP0 and SkewGP2, each set's largest skewness statistic
+/// against its information gain over GP-EP (both fold-merged), a regression stump over them with
+/// its permutation p-value (table, and with `--plot DIR` the figure `skewgp_pmlb_fig10.svg`);
+/// then each set's two points; with `--json`, one line `{"figure":"fig10","method","sets",
+/// "split_ss","left_sets","left_gain","right_sets","right_gain","p_value"}` per method. Prints
+/// nothing when no set has the statistic.
+fn print_skewness_gain(args: &Args, names: &[&str], per_set: &[[Summary; 5]]) -> Result<()> {
+    let mut panels = Vec::new();
+    let mut rows = Vec::new();
+    for (m, label) in [(1, "SkewGP0"), (0, "SkewGP2")] {
+        let points: Vec<(f64, f64)> = per_set
+            .iter()
+            .map(|s| (s[m].skewness, s[m].information - s[2].information))
+            .filter(|(x, y)| x.is_finite() && y.is_finite())
+            .collect();
+        if points.is_empty() {
+            continue;
+        }
+        let Some(stump) = regression_stump::fit(&points, STUMP_MIN_LEAF, STUMP_PERMUTATIONS, args.seed) else {
+            eprintln!("{label}: {} sets with the skewness statistic, too few for the regression stump", points.len());
+            continue;
+        };
+        let (lo, hi) = points.iter().fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), p| (lo.min(p.0), hi.max(p.0)));
+        panels.push(StepPanel {
+            caption: format!("{label}: split at {:.3}, p = {:.3}", stump.threshold, stump.p_value),
+            points: points.clone(),
+            steps: vec![(lo, stump.threshold, stump.left.1), (stump.threshold, hi, stump.right.1)],
+        });
+        rows.push((label, points.len(), stump));
+    }
+    if rows.is_empty() {
+        return Ok(());
+    }
+    println!();
+    println!("Fig. 10: information gain over GP-EP against the largest skewness statistic (regression stump, {STUMP_PERMUTATIONS} permutations)");
+    println!("| method | sets | split at max SS | sets ≤ split | mean gain ≤ split | sets > split | mean gain > split | permutation p |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (label, sets, s) in &rows {
+        println!(
+            "| {label} | {sets} | {:.4} | {} | {:+.4} | {} | {:+.4} | {:.4} |",
+            s.threshold, s.left.0, s.left.1, s.right.0, s.right.1, s.p_value
+        );
+        if args.opts.json {
+            println!(
+                "{}",
+                json!({
+                    "figure": "fig10", "method": label, "sets": sets, "split_ss": num(s.threshold),
+                    "left_sets": s.left.0, "left_gain": num(s.left.1),
+                    "right_sets": s.right.0, "right_gain": num(s.right.1), "p_value": num(s.p_value),
+                })
+            );
+        }
+    }
+    println!();
+    println!("| set | max SS SkewGP0 | gain SkewGP0 | max SS SkewGP2 | gain SkewGP2 |");
+    println!("|---|---|---|---|---|");
+    for (name, s) in names.iter().zip(per_set) {
+        let gain = |m: usize| s[m].information - s[2].information;
+        println!("| {name} | {:.4} | {:+.4} | {:.4} | {:+.4} |", s[1].skewness, gain(1), s[0].skewness, gain(0));
+    }
+    args.plot.figures("skewgp_pmlb")?.scatter_step(
+        "fig10",
+        "Fig. 10: information gain over GP-EP against the posterior's largest skewness statistic",
+        ("largest skewness statistic over the test points", "information gain over GP-EP (bits)"),
+        &panels,
+    )
 }
 
 /// `--sets` as given, else every folder of `<root>/pmlb` (and `pmlb_multiclass`), by name.
@@ -535,7 +660,13 @@ fn run_set(args: &Args, figures: &Figures, name: &str, set: &BinarySet) -> Resul
         if let Some(path) = &args.folds_out {
             append_fold(path, name, f, &rows)?;
         }
-        let missing = Score { information: f64::NAN, accuracy: f64::NAN, seconds: f64::NAN, qmc: (f64::NAN, f64::NAN) };
+        let missing = Score {
+            information: f64::NAN,
+            accuracy: f64::NAN,
+            seconds: f64::NAN,
+            qmc: (f64::NAN, f64::NAN),
+            skewness: f64::NAN,
+        };
         let wanted = |method: &str| args.methods.iter().any(|x| x == method);
         for (m, method) in METHODS.iter().enumerate() {
             let at_ep = AT_EP_KERNEL.contains(method);
@@ -565,7 +696,7 @@ fn run_set(args: &Args, figures: &Figures, name: &str, set: &BinarySet) -> Resul
             scores[m].push(score);
         }
     }
-    Ok(scores.each_ref().map(|s| Summary::of(s)))
+    Ok(std::array::from_fn(|m| Summary::of(name, METHODS[m], &scores[m])))
 }
 
 /// Trains `method` on the fold's training part and scores its test predictions; for `gpep` also
@@ -615,9 +746,11 @@ fn run_method(
                     fit.selected
                 );
             }
-            let (prob, qmc) = skew_predict(args, &fit.posterior, &x_test, &fold.y_test, seed)?;
-            draw(&prob, &fit.history)?;
-            (prob, qmc)
+            let prediction = skew_predict(args, &fit.posterior, &x_test, &fold.y_test, seed)?;
+            if args.predict != "skewness" {
+                draw(&prediction.prob, &fit.history)?;
+            }
+            prediction
         }
         _ => {
             let fitted = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
@@ -631,18 +764,42 @@ fn run_method(
                 }
                 let t1 = Instant::now();
                 let train = (&x, fold.y_train.as_slice());
-                let (prob, qmc) = if *at_ep == "skew0ep" {
+                let prediction = if *at_ep == "skew0ep" {
                     skew0_at(args, fitted.model.kernel.valid(), train, &x_test, &fold.y_test, seed)?
                 } else {
                     skew2_at(args, fitted.model.kernel.clone(), train, &x_test, &fold.y_test, seed)?
                 };
-                extra[k] = Some(Score { qmc, ..score(&prob, &fold.y_test, t1.elapsed().as_secs_f64()) });
+                extra[k] = Some(prediction.score(&fold.y_test, t1.elapsed().as_secs_f64()));
             }
             return Ok((score(&prob, &fold.y_test, ep_s), extra));
         }
     };
-    let (prob, qmc) = prob;
-    Ok((Score { qmc, ..score(&prob, &fold.y_test, t0.elapsed().as_secs_f64()) }, [None; 2]))
+    Ok((prob.score(&fold.y_test, t0.elapsed().as_secs_f64()), [None; 2]))
+}
+
+/// A SkewGP posterior's test predictions (see [`skew_predict`]).
+struct SkewPrediction {
+    /// Test `p(y = 1)`; NaN with `--predict skewness`.
+    prob: Vec<f64>,
+    /// The lattice's standard error of the average information (bits) and its points per shift
+    /// (NaN where not measured).
+    qmc: (f64, f64),
+    /// The largest skewness statistic `SS(x*)` over the test points (NaN with `--predict exact`).
+    skewness: f64,
+}
+
+impl SkewPrediction {
+    /// The fold's [`Score`] for labels `y`; information and accuracy are NaN where the
+    /// probabilities are (`--predict skewness`).
+    fn score(&self, y: &[f64], seconds: f64) -> Score {
+        let scored = score(&self.prob, y, seconds);
+        let (information, accuracy) = if self.prob.iter().any(|p| p.is_nan()) {
+            (f64::NAN, f64::NAN)
+        } else {
+            (scored.information, scored.accuracy)
+        };
+        Score { information, accuracy, qmc: self.qmc, skewness: self.skewness, ..scored }
+    }
 }
 
 /// The SkewGP settings of the command line for latent dimension `s` on `n` training rows (no
@@ -731,8 +888,8 @@ fn fit_ep_selected(
     Ok(EpFit { model, state, posterior, history, log_marginal_likelihood })
 }
 
-/// SkewGP0's exact posterior with a given kernel, trained on `(x, y)`: test `p(y = 1)` (and the
-/// lattice's standard error and size, see [`skew_predict`]).
+/// SkewGP0's exact posterior with a given kernel, trained on `(x, y)`: its test predictions
+/// (see [`skew_predict`]).
 fn skew0_at(
     args: &Args,
     kernel: Rbf,
@@ -740,7 +897,7 @@ fn skew0_at(
     x_test: &Tensor<2>,
     y_test: &[f64],
     seed: u64,
-) -> Result<(Vec<f64>, (f64, f64))> {
+) -> Result<SkewPrediction> {
     let config = skew_config(args, 0, seed, y.len());
     let prior = SkewGp::new(kernel, &[], &[], &[], config.nugget_on(&x_test.device()), &x_test.device())?;
     let mut posterior = SkewGpPosterior::new(prior, x.clone().inner(), y)?;
@@ -751,8 +908,10 @@ fn skew0_at(
 }
 
 /// Test `p(y = 1)` of a SkewGP posterior by `--predict`: the exact Corollary 2 ratios, or route B
-/// over the posterior's lin-ess draws; with the standard error (bits) of the average information
-/// on `y_test` due to the lattice and the lattice's points per shift (NaN where not measured).
+/// over the posterior's lin-ess draws (`sampled`; with `skewness` the probabilities are NaN and
+/// only the skewness statistic is kept); with the standard error (bits) of the average
+/// information on `y_test` due to the lattice and the lattice's points per shift (NaN where not
+/// measured), and the largest skewness statistic over the test points (route B only).
 ///
 /// With `--exact-se B > 0` each of the `--exact-shifts` shifts is its own estimate (one shift,
 /// `points` points): their informations' standard error of the mean must be at most `B`, else
@@ -763,14 +922,18 @@ fn skew_predict(
     x_test: &Tensor<2>,
     y_test: &[f64],
     seed: u64,
-) -> Result<(Vec<f64>, (f64, f64))> {
+) -> Result<SkewPrediction> {
     if args.predict != "exact" {
-        return Ok((posterior.predict_details(x_test)?.prob, (f64::NAN, f64::NAN)));
+        let details = posterior.predict_details(x_test)?;
+        let skewness = details.skewness.iter().copied().fold(f64::NAN, f64::max);
+        let prob = if args.predict == "skewness" { vec![f64::NAN; details.prob.len()] } else { details.prob };
+        return Ok(SkewPrediction { prob, qmc: (f64::NAN, f64::NAN), skewness });
     }
     let dim = posterior.gamma_tilde().len() + 1;
     if args.exact_se <= 0.0 {
         let points = QmcPoints::lattice(dim, args.exact_points, args.exact_shifts, seed ^ 0xc02)?;
-        return Ok((posterior.predict_exact(x_test, &points)?, (f64::NAN, args.exact_points as f64)));
+        let prob = posterior.predict_exact(x_test, &points)?;
+        return Ok(SkewPrediction { prob, qmc: (f64::NAN, args.exact_points as f64), skewness: f64::NAN });
     }
     let shifts = args.exact_shifts.max(2);
     let mut points = args.exact_points.max(1);
@@ -787,7 +950,7 @@ fn skew_predict(
         let se = (var / shifts as f64).sqrt();
         if se <= args.exact_se || points * 2 > args.exact_max_points {
             let prob = (0..y_test.len()).map(|j| mean(&estimates.iter().map(|p| p[j]).collect::<Vec<_>>())).collect();
-            return Ok((prob, (se, points as f64)));
+            return Ok(SkewPrediction { prob, qmc: (se, points as f64), skewness: f64::NAN });
         }
         points *= 2;
     }
@@ -802,7 +965,7 @@ fn skew2_at(
     x_test: &Tensor<2>,
     y_test: &[f64],
     seed: u64,
-) -> Result<(Vec<f64>, (f64, f64))> {
+) -> Result<SkewPrediction> {
     let config = skew_config(args, 2, seed, y.len());
     let kernel = kernel.no_grad();
     let before = flatten_params(&kernel);
@@ -831,7 +994,7 @@ fn score(prob: &[f64], y: &[f64], seconds: f64) -> Score {
         .sum::<f64>()
         / n;
     let hits = prob.iter().zip(y).filter(|(p, y)| (**p > 0.5) == (**y > 0.5)).count();
-    Score { information, accuracy: hits as f64 / n, seconds, qmc: (f64::NAN, f64::NAN) }
+    Score { information, accuracy: hits as f64 / n, seconds, qmc: (f64::NAN, f64::NAN), skewness: f64::NAN }
 }
 
 /// Prints a set's markdown row (and its JSON line with `--json`).
@@ -862,6 +1025,8 @@ fn print_set_line(args: &Args, name: &str, rows: usize, d: usize, (first, folds)
                 "qmc_se_skew2": num(s[0].qmc.0), "qmc_se_skew0": num(s[1].qmc.0), "qmc_se_skew0ep": num(s[3].qmc.0),
                 "qmc_points_skew2": num(s[0].qmc.1), "qmc_points_skew0": num(s[1].qmc.1),
                 "qmc_points_skew0ep": num(s[3].qmc.1),
+                "ss_max_skew2": num(s[0].skewness), "ss_max_skew0": num(s[1].skewness),
+                "ss_max_skew0ep": num(s[3].skewness), "ss_max_skew2ep": num(s[4].skewness),
             })
         );
     }

@@ -75,6 +75,16 @@ pub struct ScatterPanel {
     pub series: Vec<(String, Vec<(f64, f64)>)>,
 }
 
+/// One panel of a [`Figures::scatter_step`] figure: points and a piecewise-constant fit.
+pub struct StepPanel {
+    /// The panel's caption.
+    pub caption: String,
+    /// The points `(x, y)`; non-finite ones are skipped.
+    pub points: Vec<(f64, f64)>,
+    /// The fit's pieces `(x from, x to, y)`, drawn as horizontal segments.
+    pub steps: Vec<(f64, f64, f64)>,
+}
+
 /// Line and bar colours, in series order (Tableau 10).
 const COLOURS: [RGBColor; 8] = [
     RGBColor(31, 119, 180),
@@ -516,6 +526,52 @@ impl Figures {
                         .legend(move |(x, y)| Circle::new((x + 10, y), 4, style));
                 }
                 legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
+            }
+            Ok(())
+        })
+    }
+
+    /// Scatter plots side by side, one per panel, on axes fitted to the data, each with a dashed
+    /// line at `y = 0` and the panel's piecewise-constant fit in green (e.g. a regression tree's
+    /// leaf means, as in Fig. 10 of the skew GP paper).
+    pub fn scatter_step(&self, figure: &str, title: &str, labels: (&str, &str), panels: &[StepPanel]) -> Result<()> {
+        if !self.enabled() || panels.is_empty() {
+            return Ok(());
+        }
+        let width = 80 + 560 * panels.len() as u32;
+        self.write(figure, (width, 620), title, |area| {
+            for (panel, area) in panels.iter().zip(area.split_evenly((1, panels.len()))) {
+                let xs = panel.points.iter().map(|p| p.0).chain(panel.steps.iter().flat_map(|s| [s.0, s.1]));
+                let ys = panel.points.iter().map(|p| p.1).chain(panel.steps.iter().map(|s| s.2)).chain([0.0]);
+                let (Some(x), Some(y)) = (padded_range(xs), padded_range(ys)) else { continue };
+                let mut chart = ChartBuilder::on(&area)
+                    .caption(panel.caption.as_str(), (FONT, 15))
+                    .margin(10)
+                    .x_label_area_size(40)
+                    .y_label_area_size(55)
+                    .build_cartesian_2d(x.0..x.1, y.0..y.1)?;
+                mesh(&mut chart, labels, 10)?;
+                chart.draw_series(DashedLineSeries::new(
+                    vec![(x.0, 0.0), (x.1, 0.0)],
+                    6,
+                    4,
+                    BLACK.mix(0.5).stroke_width(1),
+                ))?;
+                let style = colour(0).mix(0.8).filled();
+                let finite: Vec<(f64, f64)> =
+                    panel.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
+                chart
+                    .draw_series(finite.iter().map(|&p| Circle::new(p, 3, style)))?
+                    .label(format!("sets ({})", finite.len()))
+                    .legend(move |(x, y)| Circle::new((x + 10, y), 4, style));
+                let green = colour(2).stroke_width(3);
+                for (k, &(from, to, level)) in panel.steps.iter().enumerate() {
+                    let drawn = chart.draw_series(LineSeries::new(vec![(from, level), (to, level)], green))?;
+                    if k == 0 {
+                        drawn.label("regression tree").legend(line_mark(colour(2)));
+                    }
+                }
+                legend(&mut chart, SeriesLabelPosition::LowerRight)?;
             }
             Ok(())
         })

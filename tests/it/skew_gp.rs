@@ -162,6 +162,77 @@ fn brute_force_monte_carlo_agrees_with_the_exact_routes() {
     }
 }
 
+/// Brute force of the test latent's posterior moments: GP draws as in [`brute_force`], each
+/// weighted by its selection indicator times the probit likelihood; returns the weighted mean,
+/// variance and skewness `E[(f* − μ)³] / E[(f* − μ)²]^{3/2}` of `f* = g(x*)`.
+fn brute_force_latent_moments(c: &Case, draws: usize, seed: u64) -> [f64; 3] {
+    let s = c.r.len();
+    let pts: Vec<f64> = c.r.iter().chain(&c.x).chain(std::iter::once(&X_STAR)).copied().collect();
+    let d = pts.len();
+    let cov: Vec<f64> = (0..d * d).map(|k| rbf(pts[k / d], pts[k % d], ELL, VAR)).collect();
+    let chol = burn_gp::mvn::cholesky_host(faer::MatRef::from_row_major_slice(&cov, d, d), 0).unwrap();
+    let mut rng = StdRng::seed_from_u64(seed);
+    let mut kept: Vec<(f64, f64)> = Vec::new();
+    let mut eta = vec![0.0; d];
+    'draw: for _ in 0..draws {
+        let mut g = vec![0.0; d];
+        for i in 0..d {
+            eta[i] = StandardNormal.sample(&mut rng);
+            g[i] = (0..=i).map(|j| chol[(i, j)] * eta[j]).sum();
+            if i < s && c.l[i] * g[i] / VAR.sqrt() + c.gamma[i] <= 0.0 {
+                continue 'draw;
+            }
+        }
+        let w: f64 = c.y.iter().enumerate().map(|(i, y)| norm_cdf((2.0 * y - 1.0) * g[s + i])).product();
+        kept.push((w, g[d - 1]));
+    }
+    let total: f64 = kept.iter().map(|k| k.0).sum();
+    let moment = |f: &dyn Fn(f64) -> f64| kept.iter().map(|(w, g)| w * f(*g)).sum::<f64>() / total;
+    let mean = moment(&|g| g);
+    let var = moment(&|g| (g - mean).powi(2));
+    [mean, var, moment(&|g| (g - mean).powi(3)) / var.powf(1.5)]
+}
+
+#[test]
+fn route_b_latent_mean_variance_and_skewness_match_brute_force() {
+    // The skewness statistic of the paper's Fig. 10 (§7.1) is route B's `skewness`: check it, and
+    // the mean and variance it is built from, against the brute force's weighted moments. Both
+    // sides are Monte Carlo: the tolerance is 4 standard errors of the difference, each side's
+    // from the spread of 10 independent batches.
+    let batches = 10;
+    let spread = |runs: &[[f64; 3]], k: usize| {
+        let m = runs.iter().map(|r| r[k]).sum::<f64>() / runs.len() as f64;
+        let var = runs.iter().map(|r| (r[k] - m).powi(2)).sum::<f64>() / (runs.len() - 1) as f64;
+        (m, (var / runs.len() as f64).sqrt())
+    };
+    for c in [case_a(0), case_a(1), case_b(2)] {
+        let s = c.l.len();
+        let mut post = posterior(&c, 0.0);
+        let t = post.gamma_tilde().len();
+        let brute: Vec<[f64; 3]> =
+            (0..batches).map(|b| brute_force_latent_moments(&c, 200_000, 70 + b as u64)).collect();
+        let route_b: Vec<[f64; 3]> = (0..batches)
+            .map(|b| {
+                post.set_draws(rejection_draws(&post, 40_000, 90 + b as u64), t).unwrap();
+                let p = post.predict_details(&x_star()).unwrap();
+                [p.latent_mean[0], p.latent_var[0], p.skewness[0]]
+            })
+            .collect();
+        for (k, name) in ["mean", "variance", "skewness"].iter().enumerate() {
+            let ((want, se_want), (got, se_got)) = (spread(&brute, k), spread(&route_b, k));
+            let tol = 4.0 * se_want.hypot(se_got);
+            assert!(
+                (got - want).abs() < tol,
+                "s {s}: {name} route B {got} ± {se_got} vs brute force {want} ± {se_want}"
+            );
+            assert!(tol < 0.05, "s {s}: {name} tolerance {tol} too loose to test anything");
+        }
+        // the statistic must be able to fail: these posteriors are measurably skewed
+        let (skew, se) = spread(&route_b, 2);
+        assert!(skew.abs() > 6.0 * se, "s {s}: skewness {skew} ± {se} is not distinguishable from 0");
+    }
+}
+
 #[test]
 fn prior_times_likelihood_over_evidence_is_the_theorem_1_density() {
     // case A, s = 1: SUN_{2,1} prior, SUN_{2,3} posterior; deterministic Φ_{≤3} throughout
