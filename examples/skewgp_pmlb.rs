@@ -60,8 +60,8 @@
 //!
 //! Fig. 10 (§7.1, the gain of SkewGP over GP-EP against the posterior's skewness): `--predict
 //! skewness` retrains the skew GPs of a fold (training does not depend on `--predict`), draws the
-//! posterior by lin-ess and records only the statistic; `--summarise` joins those lines to the
-//! scored lines of the same folds and, where sets have both, prints a regression stump of the
+//! posterior by lin-ess and records only the statistic; `--summarise` takes a set's statistic from
+//! those lines when they cover each of its folds once and, over the sets with both, prints a regression stump of the
 //! gain over the statistic with its permutation p-value (and `--plot DIR` draws the figure):
 //!
 //! ```text
@@ -147,8 +147,9 @@ struct Args {
     /// random numbers, `--exact-points` × `--exact-shifts` lattice points; no sampling) or
     /// `sampled` (route B, Rao-Blackwellised over `--samples` lin-ess draws of U₁; also records
     /// the skewness statistic of the paper's Fig. 10) or `skewness` (the draws and the statistic
-    /// only: no probabilities, so the set line scores nothing and `--summarise` joins it to the
-    /// line of the same fold that does; training does not depend on `--predict`).
+    /// only: no probabilities, so the set line scores nothing; `--summarise` adds the statistic
+    /// to the set's row when such lines cover each of its folds once; training does not depend
+    /// on `--predict`).
     #[arg(long, default_value = "exact", value_parser = ["exact", "sampled", "skewness"])]
     predict: String,
     /// Lattice points per random shift of the exact predictions.
@@ -369,18 +370,18 @@ impl SetLine {
         self.set == other.set && self.first_fold == other.first_fold && self.folds == other.folds && disjoint
     }
 
-    /// Takes the methods that `other` scores (see [`SetLine::joins`]), and the skewness
-    /// statistics it measured (a `--predict skewness` line scores nothing and joins the line of
-    /// the same fold that does).
+    /// Takes the methods that `other` scores (see [`SetLine::joins`]).
     fn join(&mut self, other: SetLine) {
         for (mine, theirs) in self.summary.iter_mut().zip(other.summary) {
             if theirs.information.is_finite() {
-                *mine = Summary { skewness: mine.skewness, ..theirs };
-            }
-            if theirs.skewness.is_finite() {
-                mine.skewness = theirs.skewness;
+                *mine = theirs;
             }
         }
+    }
+
+    /// Whether the line only carries skewness statistics (a `--predict skewness` run).
+    fn skewness_only(&self) -> bool {
+        self.summary.iter().all(|s| !s.information.is_finite()) && self.summary.iter().any(|s| s.skewness.is_finite())
     }
 }
 
@@ -441,11 +442,16 @@ fn merge_set(name: &str, method: &str, parts: &[(usize, Summary)]) -> Summary {
 /// the tables as a run would. Lines of the same folds that score different methods join into one.
 fn summarise(args: &Args) -> Result<()> {
     let mut lines: Vec<SetLine> = Vec::new();
+    let mut skewness_lines: Vec<SetLine> = Vec::new();
     for path in &args.summarise {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.clone(), source })?;
         for line in text.lines().filter(|l| l.trim_start().starts_with('{')) {
             let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else { continue };
             let Some(parsed) = SetLine::parse(&v) else { continue };
+            if parsed.skewness_only() {
+                skewness_lines.push(parsed);
+                continue;
+            }
             if let Some(same) = lines.iter_mut().find(|l| l.joins(&parsed)) {
                 same.join(parsed);
                 continue;
@@ -474,9 +480,15 @@ fn summarise(args: &Args) -> Result<()> {
     for name in names {
         let parts: Vec<&SetLine> = lines.iter().filter(|l| l.set == name).collect();
         let folds: usize = parts.iter().map(|l| l.folds).sum();
-        let summary: [Summary; 5] = std::array::from_fn(|m| {
+        let mut summary: [Summary; 5] = std::array::from_fn(|m| {
             merge_set(name, METHODS[m], &parts.iter().map(|l| (l.folds, l.summary[m])).collect::<Vec<_>>())
         });
+        let extra: Vec<&SetLine> = skewness_lines.iter().filter(|l| l.set == name).collect();
+        for (m, s) in summary.iter_mut().enumerate() {
+            if s.skewness.is_nan() {
+                s.skewness = skewness_over_folds(name, m, &extra, folds);
+            }
+        }
         let first = parts[0];
         print_set_line(args, name, first.rows, first.d, (0, folds), &summary);
         if folds < args.folds {
@@ -490,6 +502,27 @@ fn summarise(args: &Args) -> Result<()> {
     print_skewness_gain(args, &full_sets, &per_set)?;
     print_means(args, &per_set);
     Ok(())
+}
+
+/// The largest skewness statistic of method `m` (index into [`METHODS`]) over the `--predict
+/// skewness` lines `lines` of set `name` when they cover its `folds` folds, each once (NaN
+/// otherwise; stderr names a set covered in part or twice).
+fn skewness_over_folds(name: &str, m: usize, lines: &[&SetLine], folds: usize) -> f64 {
+    let measured: Vec<&&SetLine> = lines.iter().filter(|l| l.summary[m].skewness.is_finite()).collect();
+    let mut covered = vec![0usize; folds];
+    for l in &measured {
+        for c in covered.iter_mut().skip(l.first_fold).take(l.folds) {
+            *c += 1;
+        }
+    }
+    if measured.is_empty() {
+        return f64::NAN;
+    }
+    if covered.iter().any(|&c| c != 1) || measured.iter().any(|l| l.first_fold + l.folds > folds) {
+        eprintln!("{name}: {} skewness lines cover folds {covered:?} of {folds}, left out of its row", METHODS[m]);
+        return f64::NAN;
+    }
+    measured.iter().map(|l| l.summary[m].skewness).fold(f64::NAN, f64::max)
 }
 
 /// Permutations of the regression stump's test in [`print_skewness_gain`].
