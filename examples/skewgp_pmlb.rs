@@ -56,7 +56,8 @@
 //! (means over the sets that succeeded; `sets` is their number). `--summarise FILES` trains
 //! nothing: it merges saved set lines per set (fold-weighted, e.g. the five one-fold runs of a
 //! set) and prints the same table and lines; a method scored on only some of a set's folds is
-//! `null` in that set's line (and named on stderr), never a mean over fewer folds.
+//! `null` in that set's line (and named on stderr), never a mean over fewer folds; a multi-fold
+//! run does the same with a method whose score is not finite on some folds.
 //!
 //! Fig. 10 (§7.1, the gain of SkewGP over GP-EP against the posterior's skewness): `--predict
 //! skewness` retrains the skew GPs of a fold (training does not depend on `--predict`), draws the
@@ -183,6 +184,10 @@ struct Args {
     /// (`benches/peers/gpy_pmlb.py`); `--methods none` writes the folds only.
     #[arg(long)]
     folds_out: Option<std::path::PathBuf>,
+    /// With `--summarise`: take a set's skewness statistic from the `--predict skewness` lines of
+    /// its first K folds only (the largest over those folds' test points; 0 = all its folds).
+    #[arg(long, default_value_t = 0)]
+    skewness_folds: usize,
     /// Random seed (folds, subsampling, pseudo-point initialisation, QMC shifts, sampler).
     #[arg(long, default_value_t = 0)]
     seed: u64,
@@ -486,7 +491,7 @@ fn summarise(args: &Args) -> Result<()> {
         let extra: Vec<&SetLine> = skewness_lines.iter().filter(|l| l.set == name).collect();
         for (m, s) in summary.iter_mut().enumerate() {
             if s.skewness.is_nan() {
-                s.skewness = skewness_over_folds(name, m, &extra, folds);
+                s.skewness = skewness_over_folds(name, m, &extra, folds, args.skewness_folds);
             }
         }
         let first = parts[0];
@@ -505,10 +510,13 @@ fn summarise(args: &Args) -> Result<()> {
 }
 
 /// The largest skewness statistic of method `m` (index into [`METHODS`]) over the `--predict
-/// skewness` lines `lines` of set `name` when they cover its `folds` folds, each once (NaN
-/// otherwise; stderr names a set covered in part or twice).
-fn skewness_over_folds(name: &str, m: usize, lines: &[&SetLine], folds: usize) -> f64 {
-    let measured: Vec<&&SetLine> = lines.iter().filter(|l| l.summary[m].skewness.is_finite()).collect();
+/// skewness` lines `lines` of set `name` when they cover its first `wanted` folds (all `folds`
+/// when `wanted` is 0), each once; lines of later folds are not used (NaN otherwise; stderr
+/// names a set covered in part or twice).
+fn skewness_over_folds(name: &str, m: usize, lines: &[&SetLine], folds: usize, wanted: usize) -> f64 {
+    let folds = if wanted == 0 { folds } else { wanted.min(folds) };
+    let measured: Vec<&&SetLine> =
+        lines.iter().filter(|l| l.summary[m].skewness.is_finite() && l.first_fold < folds).collect();
     let mut covered = vec![0usize; folds];
     for l in &measured {
         for c in covered.iter_mut().skip(l.first_fold).take(l.folds) {
