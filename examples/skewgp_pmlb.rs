@@ -150,7 +150,8 @@ struct Args {
     /// the skewness statistic of the paper's Fig. 10) or `skewness` (the draws and the statistic
     /// only: no probabilities, so the set line scores nothing; `--summarise` adds the statistic
     /// to the set's row when such lines cover each of its folds once; training does not depend
-    /// on `--predict`).
+    /// on `--predict`). The statistic is a maximum over test points of a Monte Carlo estimate:
+    /// at the default `--samples` it is mostly noise; `docs/results/skew_gp.md` uses 256 000.
     #[arg(long, default_value = "exact", value_parser = ["exact", "sampled", "skewness"])]
     predict: String,
     /// Lattice points per random shift of the exact predictions.
