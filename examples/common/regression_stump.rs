@@ -31,19 +31,19 @@ pub fn fit(points: &[(f64, f64)], min_leaf: usize, permutations: usize, seed: u6
     sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
     let xs: Vec<f64> = sorted.iter().map(|p| p.0).collect();
     let mut ys: Vec<f64> = sorted.iter().map(|p| p.1).collect();
-    let (k, gain) = best_split(&xs, &ys, min_leaf.max(1))?;
+    let min_leaf = min_leaf.max(1);
+    let (k, gain) = best_split(&xs, &ys, min_leaf)?;
     let n = ys.len();
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
-    let stump_at = (0.5 * (xs[k - 1] + xs[k]), (k, mean(&ys[..k])), (n - k, mean(&ys[k..])));
+    let (threshold, left, right) = (0.5 * (xs[k - 1] + xs[k]), (k, mean(&ys[..k])), (n - k, mean(&ys[k..])));
     let mut rng = StdRng::seed_from_u64(seed);
     let mut beaten = 0;
     for _ in 0..permutations {
         ys.shuffle(&mut rng);
-        if best_split(&xs, &ys, min_leaf.max(1)).is_some_and(|(_, g)| g >= gain - 1e-12 * gain.abs()) {
+        if best_split(&xs, &ys, min_leaf).is_some_and(|(_, g)| g >= gain - 1e-12 * gain.abs()) {
             beaten += 1;
         }
     }
-    let (threshold, left, right) = stump_at;
     Some(Stump { threshold, left, right, gain, p_value: (1 + beaten) as f64 / (1 + permutations) as f64 })
 }
 

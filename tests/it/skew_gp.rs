@@ -99,10 +99,9 @@ fn evidence_and_predictive_match_the_reference_values() {
     }
 }
 
-/// Brute force (the Monte Carlo check of Theorem 1 and Corollaries 1–2, `docs/papers/000-skew-gp.md`,
-/// section "Tests"): GP draws `g` at `[R; X; x*]`, the selection indicator times the
-/// probit likelihood as weight; returns `(evidence, se, predictive, se)`.
-fn brute_force(c: &Case, draws: usize, seed: u64) -> (f64, f64, f64, f64) {
+/// GP draws `g` at `[R; X; x*]` (the case's RBF kernel): calls `visit(g, w)` for each draw that
+/// passes the `s` selection events, with `w` its probit likelihood of the labels.
+fn selected_prior_draws(c: &Case, draws: usize, seed: u64, mut visit: impl FnMut(&[f64], f64)) {
     let s = c.r.len();
     let pts: Vec<f64> = c.r.iter().chain(&c.x).chain(std::iter::once(&X_STAR)).copied().collect();
     let d = pts.len();
@@ -110,7 +109,6 @@ fn brute_force(c: &Case, draws: usize, seed: u64) -> (f64, f64, f64, f64) {
     let chol = burn_gp::mvn::cholesky_host(faer::MatRef::from_row_major_slice(&cov, d, d), 0).unwrap();
     let l: Vec<f64> = (0..d * d).map(|k| chol[(k / d, k % d)]).collect();
     let mut rng = StdRng::seed_from_u64(seed);
-    let (mut sel, mut wsum, mut wsq, mut wp, mut wp2, mut wwp) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
     let mut eta = vec![0.0; d];
     let mut g = vec![0.0; d];
     'draw: for _ in 0..draws {
@@ -122,15 +120,25 @@ fn brute_force(c: &Case, draws: usize, seed: u64) -> (f64, f64, f64, f64) {
                 continue 'draw;
             }
         }
-        sel += 1.0;
         let w: f64 = c.y.iter().enumerate().map(|(i, y)| norm_cdf((2.0 * y - 1.0) * g[s + i])).product();
-        let p = w * norm_cdf(g[d - 1]);
+        visit(&g, w);
+    }
+}
+
+/// Brute force (the Monte Carlo check of Theorem 1 and Corollaries 1–2, `docs/papers/000-skew-gp.md`,
+/// section "Tests"): GP draws `g` at `[R; X; x*]`, the selection indicator times the
+/// probit likelihood as weight; returns `(evidence, se, predictive, se)`.
+fn brute_force(c: &Case, draws: usize, seed: u64) -> (f64, f64, f64, f64) {
+    let (mut sel, mut wsum, mut wsq, mut wp, mut wp2, mut wwp) = (0.0, 0.0, 0.0, 0.0, 0.0, 0.0);
+    selected_prior_draws(c, draws, seed, |g, w| {
+        sel += 1.0;
+        let p = w * norm_cdf(g[g.len() - 1]);
         wsum += w;
         wsq += w * w;
         wp += p;
         wp2 += p * p;
         wwp += w * p;
-    }
+    });
     let n = draws as f64;
     // evidence = E[1_sel w] / E[1_sel]; predictive = E[w p*] / E[w]; delta-method standard errors
     let (m_sel, m_w) = (sel / n, wsum / n);
@@ -162,30 +170,12 @@ fn brute_force_monte_carlo_agrees_with_the_exact_routes() {
     }
 }
 
-/// Brute force of the test latent's posterior moments: GP draws as in [`brute_force`], each
-/// weighted by its selection indicator times the probit likelihood; returns the weighted mean,
-/// variance and skewness `E[(f* − μ)³] / E[(f* − μ)²]^{3/2}` of `f* = g(x*)`.
+/// Brute force of the test latent's posterior moments: the draws of [`selected_prior_draws`],
+/// each weighted by its probit likelihood; returns the weighted mean, variance and skewness
+/// `E[(f* − μ)³] / E[(f* − μ)²]^{3/2}` of `f* = g(x*)`.
 fn brute_force_latent_moments(c: &Case, draws: usize, seed: u64) -> [f64; 3] {
-    let s = c.r.len();
-    let pts: Vec<f64> = c.r.iter().chain(&c.x).chain(std::iter::once(&X_STAR)).copied().collect();
-    let d = pts.len();
-    let cov: Vec<f64> = (0..d * d).map(|k| rbf(pts[k / d], pts[k % d], ELL, VAR)).collect();
-    let chol = burn_gp::mvn::cholesky_host(faer::MatRef::from_row_major_slice(&cov, d, d), 0).unwrap();
-    let mut rng = StdRng::seed_from_u64(seed);
     let mut kept: Vec<(f64, f64)> = Vec::new();
-    let mut eta = vec![0.0; d];
-    'draw: for _ in 0..draws {
-        let mut g = vec![0.0; d];
-        for i in 0..d {
-            eta[i] = StandardNormal.sample(&mut rng);
-            g[i] = (0..=i).map(|j| chol[(i, j)] * eta[j]).sum();
-            if i < s && c.l[i] * g[i] / VAR.sqrt() + c.gamma[i] <= 0.0 {
-                continue 'draw;
-            }
-        }
-        let w: f64 = c.y.iter().enumerate().map(|(i, y)| norm_cdf((2.0 * y - 1.0) * g[s + i])).product();
-        kept.push((w, g[d - 1]));
-    }
+    selected_prior_draws(c, draws, seed, |g, w| kept.push((w, g[g.len() - 1])));
     let total: f64 = kept.iter().map(|k| k.0).sum();
     let moment = |f: &dyn Fn(f64) -> f64| kept.iter().map(|(w, g)| w * f(*g)).sum::<f64>() / total;
     let mean = moment(&|g| g);
