@@ -3,12 +3,13 @@
 //! predictive band). Text is written as SVG `<text>` in a generic sans-serif font, laid out by plotters' size
 //! estimate, so no fonts need to be installed.
 use std::borrow::Borrow;
+use std::ops::Range;
 use std::path::{Path, PathBuf};
 
 use burn_gp::metrics;
 use burn_gp::train::History;
 use burn_gp::{Error, Result};
-use plotters::coord::ranged1d::ValueFormatter;
+use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -111,6 +112,9 @@ type DrawError = Box<dyn std::error::Error>;
 /// The drawing area of a figure.
 type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
+/// A chart with real-valued axes on a figure's area (`'c`: its legend entries' lifetime).
+type Chart<'c, 's> = ChartContext<'c, SVGBackend<'s>, Cartesian2d<RangedCoordf64, RangedCoordf64>>;
+
 /// The range `[lo, hi]` of the finite values, widened by 5 % (and to a unit width when flat);
 /// `None` without a finite value.
 fn padded_range(values: impl Iterator<Item = f64>) -> Option<(f64, f64)> {
@@ -138,16 +142,47 @@ fn legend<'a, CT: CoordTranslate>(
     Ok(())
 }
 
-/// Draws a chart's axes, labels and a light grid; about `x_labels` labels on the x axis.
-fn mesh<'a, X, Y>(
-    chart: &mut ChartContext<'a, SVGBackend<'a>, Cartesian2d<X, Y>>,
+/// The space around a chart and beside its axes, and its caption.
+#[derive(Clone, Copy)]
+struct Frame<'c> {
+    /// Blank space around the chart, pixels.
+    margin: u32,
+    /// Width of the y-axis labels' area, pixels (the x-axis labels' is 40).
+    y_label_area: u32,
+    /// Caption above the chart, if any.
+    caption: Option<&'c str>,
+}
+
+impl<'c> Frame<'c> {
+    /// A frame without a caption.
+    fn plain(margin: u32, y_label_area: u32) -> Self {
+        Frame { margin, y_label_area, caption: None }
+    }
+
+    /// A panel's frame: margin 10, y labels 55, and `caption` above.
+    fn captioned(caption: &'c str) -> Self {
+        Frame { margin: 10, y_label_area: 55, caption: Some(caption) }
+    }
+}
+
+/// A chart of `x × y` on `area` in `frame`, its axes (described by `(x_desc, y_desc)`, about
+/// `x_labels` labels on the x axis), labels and a light grid drawn.
+fn framed_chart<'c, 's>(
+    area: &Area<'s>,
+    frame: Frame,
+    (x, y): (Range<f64>, Range<f64>),
     (x_desc, y_desc): (&str, &str),
     x_labels: usize,
-) -> std::result::Result<(), DrawError>
-where
-    X: Ranged<ValueType = f64> + ValueFormatter<f64>,
-    Y: Ranged<ValueType = f64> + ValueFormatter<f64>,
-{
+) -> std::result::Result<Chart<'c, 's>, DrawError> {
+    let mut builder = ChartBuilder::on(area);
+    if let Some(caption) = frame.caption {
+        builder.caption(caption, (FONT, 15));
+    }
+    let mut chart = builder
+        .margin(frame.margin)
+        .x_label_area_size(40)
+        .y_label_area_size(frame.y_label_area)
+        .build_cartesian_2d(x, y)?;
     chart
         .configure_mesh()
         .x_desc(x_desc)
@@ -157,6 +192,13 @@ where
         .label_style((FONT, 12))
         .axis_desc_style((FONT, 14))
         .draw()?;
+    Ok(chart)
+}
+
+/// A thin dashed black reference line from `from` to `to` (a diagonal, a zero line) at opacity
+/// `alpha`.
+fn dashed(chart: &mut Chart, from: (f64, f64), to: (f64, f64), alpha: f64) -> std::result::Result<(), DrawError> {
+    chart.draw_series(DashedLineSeries::new(vec![from, to], 6, 4, BLACK.mix(alpha).stroke_width(1)))?;
     Ok(())
 }
 
@@ -269,12 +311,8 @@ impl Figures {
                     // headroom for the legend
                     y1 += 0.3 * (y1 - y0);
                 }
-                let mut chart = ChartBuilder::on(&area)
-                    .margin(10)
-                    .x_label_area_size(40)
-                    .y_label_area_size(70)
-                    .build_cartesian_2d(x0..x1, y0..y1)?;
-                mesh(&mut chart, (x_label, panel.y_label.as_str()), 10)?;
+                let mut chart =
+                    framed_chart(&area, Frame::plain(10, 70), (x0..x1, y0..y1), (x_label, panel.y_label.as_str()), 10)?;
                 for (i, series) in panel.series.iter().enumerate() {
                     let c = colour(i);
                     let points: Vec<(f64, f64)> =
@@ -320,12 +358,13 @@ impl Figures {
         let title = format!("{title}: ECE {ece:.4} ({bins} bins, n = {})", labels.len());
         self.write(figure, (760, 760), &title, |area| {
             let (top, bottom) = area.split_vertically(480);
-            let mut chart = ChartBuilder::on(&top)
-                .margin(10)
-                .x_label_area_size(40)
-                .y_label_area_size(60)
-                .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
-            mesh(&mut chart, ("confidence (largest class probability)", "accuracy"), 10)?;
+            let mut chart = framed_chart(
+                &top,
+                Frame::plain(10, 60),
+                (0.0..1.0, 0.0..1.0),
+                ("confidence (largest class probability)", "accuracy"),
+                10,
+            )?;
             let filled = |b: &&metrics::ReliabilityBin| b.count > 0;
             // the gap's fill first: the opaque accuracy bar hides it where accuracy exceeds
             // confidence, and the mean-confidence line marks it there
@@ -368,12 +407,13 @@ impl Figures {
             legend(&mut chart, SeriesLabelPosition::UpperLeft)?;
 
             let top_count = bins_data.iter().map(|b| b.count).max().unwrap_or(1).max(1) as f64;
-            let mut chart = ChartBuilder::on(&bottom)
-                .margin(10)
-                .x_label_area_size(40)
-                .y_label_area_size(60)
-                .build_cartesian_2d(0.0..1.0, 0.0..top_count * 1.2)?;
-            mesh(&mut chart, ("confidence", "points per bin"), 10)?;
+            let mut chart = framed_chart(
+                &bottom,
+                Frame::plain(10, 60),
+                (0.0..1.0, 0.0..top_count * 1.2),
+                ("confidence", "points per bin"),
+                10,
+            )?;
             chart.draw_series(
                 bins_data
                     .iter()
@@ -424,18 +464,14 @@ impl Figures {
             return Ok(());
         }
         self.write(figure, (720, 680), title, |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(15)
-                .x_label_area_size(40)
-                .y_label_area_size(60)
-                .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
-            mesh(&mut chart, ("false positive rate", "true positive rate"), 10)?;
-            chart.draw_series(DashedLineSeries::new(
-                vec![(0.0, 0.0), (1.0, 1.0)],
-                6,
-                4,
-                BLACK.mix(0.6).stroke_width(1),
-            ))?;
+            let mut chart = framed_chart(
+                area,
+                Frame::plain(15, 60),
+                (0.0..1.0, 0.0..1.0),
+                ("false positive rate", "true positive rate"),
+                10,
+            )?;
+            dashed(&mut chart, (0.0, 0.0), (1.0, 1.0), 0.6)?;
             for (i, (name, points)) in curves.iter().enumerate() {
                 let auc: f64 = points.windows(2).map(|w| (w[1].0 - w[0].0) * (w[1].1 + w[0].1) / 2.0).sum();
                 let c = colour(i);
@@ -466,13 +502,13 @@ impl Figures {
             for (panel, area) in panels.iter().zip(area.split_evenly((1, panels.len()))) {
                 let bins = panel.series.iter().map(|(_, c)| c.len()).max().unwrap_or(1).max(1);
                 let top = panel.series.iter().flat_map(|(_, c)| c.iter()).copied().max().unwrap_or(0).max(1) as f64;
-                let mut chart = ChartBuilder::on(&area)
-                    .caption(panel.caption.as_str(), (FONT, 15))
-                    .margin(10)
-                    .x_label_area_size(40)
-                    .y_label_area_size(55)
-                    .build_cartesian_2d(range.0..range.1, 0.0..top * 1.15)?;
-                mesh(&mut chart, (x_label, "count"), bins + 1)?;
+                let mut chart = framed_chart(
+                    &area,
+                    Frame::captioned(panel.caption.as_str()),
+                    (range.0..range.1, 0.0..top * 1.15),
+                    (x_label, "count"),
+                    bins + 1,
+                )?;
                 let bin_w = (range.1 - range.0) / bins as f64;
                 let bar_w = 0.85 * bin_w / panel.series.len().max(1) as f64;
                 for (s, (name, counts)) in panel.series.iter().enumerate() {
@@ -500,19 +536,9 @@ impl Figures {
         let width = 80 + 560 * panels.len() as u32;
         self.write(figure, (width, 620), title, |area| {
             for (panel, area) in panels.iter().zip(area.split_evenly((1, panels.len()))) {
-                let mut chart = ChartBuilder::on(&area)
-                    .caption(panel.caption.as_str(), (FONT, 15))
-                    .margin(10)
-                    .x_label_area_size(40)
-                    .y_label_area_size(55)
-                    .build_cartesian_2d(0.0..1.0, 0.0..1.0)?;
-                mesh(&mut chart, labels, 10)?;
-                chart.draw_series(DashedLineSeries::new(
-                    vec![(0.0, 0.0), (1.0, 1.0)],
-                    6,
-                    4,
-                    BLACK.mix(0.5).stroke_width(1),
-                ))?;
+                let mut chart =
+                    framed_chart(&area, Frame::captioned(panel.caption.as_str()), (0.0..1.0, 0.0..1.0), labels, 10)?;
+                dashed(&mut chart, (0.0, 0.0), (1.0, 1.0), 0.5)?;
                 for (i, (name, points)) in panel.series.iter().enumerate() {
                     let style = colour(i).mix(if i == 0 { 0.35 } else { 0.9 }).filled();
                     chart
@@ -544,19 +570,9 @@ impl Figures {
                 let xs = panel.points.iter().map(|p| p.0).chain(panel.steps.iter().flat_map(|s| [s.0, s.1]));
                 let ys = panel.points.iter().map(|p| p.1).chain(panel.steps.iter().map(|s| s.2)).chain([0.0]);
                 let (Some(x), Some(y)) = (padded_range(xs), padded_range(ys)) else { continue };
-                let mut chart = ChartBuilder::on(&area)
-                    .caption(panel.caption.as_str(), (FONT, 15))
-                    .margin(10)
-                    .x_label_area_size(40)
-                    .y_label_area_size(55)
-                    .build_cartesian_2d(x.0..x.1, y.0..y.1)?;
-                mesh(&mut chart, labels, 10)?;
-                chart.draw_series(DashedLineSeries::new(
-                    vec![(x.0, 0.0), (x.1, 0.0)],
-                    6,
-                    4,
-                    BLACK.mix(0.5).stroke_width(1),
-                ))?;
+                let mut chart =
+                    framed_chart(&area, Frame::captioned(panel.caption.as_str()), (x.0..x.1, y.0..y.1), labels, 10)?;
+                dashed(&mut chart, (x.0, 0.0), (x.1, 0.0), 0.5)?;
                 let style = colour(0).mix(0.8).filled();
                 let finite: Vec<(f64, f64)> =
                     panel.points.iter().copied().filter(|(x, y)| x.is_finite() && y.is_finite()).collect();
@@ -606,12 +622,7 @@ impl Figures {
         let observed_label =
             if stride > 1 { format!("training points (every {stride}th)") } else { "training points".to_string() };
         self.write(figure, (1000, 520), title, |area| {
-            let mut chart = ChartBuilder::on(area)
-                .margin(15)
-                .x_label_area_size(40)
-                .y_label_area_size(60)
-                .build_cartesian_2d(x0..x1, y0..y1)?;
-            mesh(&mut chart, (x_label, y_label), 10)?;
+            let mut chart = framed_chart(area, Frame::plain(15, 60), (x0..x1, y0..y1), (x_label, y_label), 10)?;
             let dots = BLACK.mix(0.35).filled();
             chart
                 .draw_series(shown.iter().map(|&p| Circle::new(p, 1, dots)))?

@@ -18,6 +18,7 @@ mod decoupled_fourier;
 mod deep_gp;
 mod ep_classifier;
 mod ep_training;
+mod example_helpers;
 mod kernels;
 #[cfg(feature = "learner")]
 mod learner;
