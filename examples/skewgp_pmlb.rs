@@ -52,7 +52,8 @@
 //! `ss_max_skew0`, `ss_max_skew0ep`, `ss_max_skew2ep` (the paper's Fig. 10 statistic: the largest
 //! posterior skewness `SS(x*)` over the test points, from the lin-ess draws; `null` with
 //! `--predict exact`), `ss_min_skew2` etc. (the smallest, likewise; a posterior skewed to the
-//! left has a small largest `SS` however skewed it is); a set that fails has an `error` key instead), then the final summary line with
+//! left has a small largest `SS` however skewed it is); a set that fails has an `error` key
+//! instead), then the final summary line with
 //! exactly the keys `{"example":"skewgp_pmlb","sets":…,"info_skew2":…,"info_skew0":…,"info_gpep":…,"acc_skew2":…}`
 //! (means over the sets that succeeded; `sets` is their number). `--summarise FILES` trains
 //! nothing: it merges saved set lines per set (fold-weighted, e.g. the five one-fold runs of a
@@ -833,12 +834,18 @@ struct SkewPrediction {
     /// The lattice's standard error of the average information (bits) and its points per shift
     /// (NaN where not measured).
     qmc: (f64, f64),
-    /// The largest and smallest skewness statistic `SS(x*)` over the test points (NaN with
-    /// `--predict exact`).
-    skewness: (f64, f64),
+    /// The largest skewness statistic `SS(x*)` over the test points (NaN with `--predict exact`).
+    skewness: f64,
+    /// The smallest `SS(x*)` over the test points (NaN with `--predict exact`).
+    skewness_min: f64,
 }
 
 impl SkewPrediction {
+    /// Exact predictions: no lin-ess draws, so no skewness statistic.
+    fn exact(prob: Vec<f64>, qmc: (f64, f64)) -> Self {
+        Self { prob, qmc, skewness: f64::NAN, skewness_min: f64::NAN }
+    }
+
     /// The fold's [`Score`] for labels `y`; information and accuracy are NaN where the
     /// probabilities are (`--predict skewness`).
     fn score(&self, y: &[f64], seconds: f64) -> Score {
@@ -848,8 +855,14 @@ impl SkewPrediction {
         } else {
             (scored.information, scored.accuracy)
         };
-        let (skewness, skewness_min) = self.skewness;
-        Score { information, accuracy, qmc: self.qmc, skewness, skewness_min, ..scored }
+        Score {
+            information,
+            accuracy,
+            qmc: self.qmc,
+            skewness: self.skewness,
+            skewness_min: self.skewness_min,
+            ..scored
+        }
     }
 }
 
@@ -976,16 +989,16 @@ fn skew_predict(
 ) -> Result<SkewPrediction> {
     if args.predict != "exact" {
         let details = posterior.predict_details(x_test)?;
-        let ss = details.skewness.iter().copied();
-        let skewness = (ss.clone().fold(f64::NAN, f64::max), ss.fold(f64::NAN, f64::min));
+        let skewness = details.skewness.iter().copied().fold(f64::NAN, f64::max);
+        let skewness_min = details.skewness.iter().copied().fold(f64::NAN, f64::min);
         let prob = if args.predict == "skewness" { vec![f64::NAN; details.prob.len()] } else { details.prob };
-        return Ok(SkewPrediction { prob, qmc: (f64::NAN, f64::NAN), skewness });
+        return Ok(SkewPrediction { prob, qmc: (f64::NAN, f64::NAN), skewness, skewness_min });
     }
     let dim = posterior.gamma_tilde().len() + 1;
     if args.exact_se <= 0.0 {
         let points = QmcPoints::lattice(dim, args.exact_points, args.exact_shifts, seed ^ 0xc02)?;
         let prob = posterior.predict_exact(x_test, &points)?;
-        return Ok(SkewPrediction { prob, qmc: (f64::NAN, args.exact_points as f64), skewness: (f64::NAN, f64::NAN) });
+        return Ok(SkewPrediction::exact(prob, (f64::NAN, args.exact_points as f64)));
     }
     let shifts = args.exact_shifts.max(2);
     let mut points = args.exact_points.max(1);
@@ -1002,7 +1015,7 @@ fn skew_predict(
         let se = (var / shifts as f64).sqrt();
         if se <= args.exact_se || points * 2 > args.exact_max_points {
             let prob = (0..y_test.len()).map(|j| mean(&estimates.iter().map(|p| p[j]).collect::<Vec<_>>())).collect();
-            return Ok(SkewPrediction { prob, qmc: (se, points as f64), skewness: (f64::NAN, f64::NAN) });
+            return Ok(SkewPrediction::exact(prob, (se, points as f64)));
         }
         points *= 2;
     }
@@ -1046,8 +1059,8 @@ fn score(prob: &[f64], y: &[f64], seconds: f64) -> Score {
         .sum::<f64>()
         / n;
     let hits = prob.iter().zip(y).filter(|(p, y)| (**p > 0.5) == (**y > 0.5)).count();
-    let (qmc, skewness, skewness_min) = ((f64::NAN, f64::NAN), f64::NAN, f64::NAN);
-    Score { information, accuracy: hits as f64 / n, seconds, qmc, skewness, skewness_min }
+    let accuracy = hits as f64 / n;
+    Score { information, accuracy, seconds, qmc: (f64::NAN, f64::NAN), skewness: f64::NAN, skewness_min: f64::NAN }
 }
 
 /// Prints a set's markdown row (and its JSON line with `--json`).
