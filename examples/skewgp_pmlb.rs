@@ -65,7 +65,11 @@
 //! skewness` retrains the skew GPs of a fold (training does not depend on `--predict`), draws the
 //! posterior by lin-ess and records only the statistic; `--summarise` takes a set's statistic from
 //! those lines when they cover each of its folds once and, over the sets with both, prints a regression stump of the
-//! gain over the statistic with its permutation p-value (and `--plot DIR` draws the figure):
+//! gain over the statistic with its permutation p-value (and `--plot DIR` draws the figure).
+//! The statistic is the paper's largest signed `SS` by default; `--skewness-axis absolute` takes
+//! the largest `|SS|` from the lines that record `ss_min_*`, so that a posterior skewed to the
+//! left counts as skewed (such lines cover the same folds as older ones without `ss_min_*`: pass
+//! both files, as only the lines with the axis' statistic are counted):
 //!
 //! ```text
 //! cargo run --release --example skewgp_pmlb -- --sets sonar --first-fold 3 --folds-run 1 --methods skew0,skew2 --predict skewness --json > ss3.jsonl
@@ -191,9 +195,47 @@ struct Args {
     /// its first K folds only (the largest over those folds' test points; 0 = all its folds).
     #[arg(long, default_value_t = 0)]
     skewness_folds: usize,
+    /// With `--summarise`: the skewness statistic on Fig. 10's x-axis.
+    #[arg(long, value_enum, default_value_t = SkewnessAxis::Signed)]
+    skewness_axis: SkewnessAxis,
     /// Random seed (folds, subsampling, pseudo-point initialisation, QMC shifts, sampler).
     #[arg(long, default_value_t = 0)]
     seed: u64,
+}
+
+/// The statistic `--summarise` puts on Fig. 10's x-axis, per set: the largest over its folds of
+/// each fold's value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+enum SkewnessAxis {
+    /// The paper's: the largest signed `SS(x*)` over the test points (`ss_max_*`).
+    Signed,
+    /// The largest `|SS(x*)|`, `max(ss_max, −ss_min)`, which also scores a posterior skewed to the
+    /// left: only lines that record `ss_min_*` count.
+    Absolute,
+}
+
+impl SkewnessAxis {
+    /// This axis' statistic of one line's summary (NaN where the line lacks it).
+    fn of(self, s: &Summary) -> f64 {
+        match self {
+            Self::Signed => s.skewness,
+            Self::Absolute if s.skewness_min.is_finite() => s.skewness.max(-s.skewness_min),
+            Self::Absolute => f64::NAN,
+        }
+    }
+
+    /// The axis' `--skewness-axis` value, as the `--json` lines give it.
+    fn name(self) -> String {
+        clap::ValueEnum::to_possible_value(&self).map_or_else(String::new, |v| v.get_name().to_string())
+    }
+
+    /// The statistic's name in tables and on the figure's axis.
+    fn label(self) -> &'static str {
+        match self {
+            Self::Signed => "max SS",
+            Self::Absolute => "max |SS|",
+        }
+    }
 }
 
 /// One method's test metrics on one fold: a [`Summary`] of a single fold.
@@ -499,7 +541,7 @@ fn summarise(args: &Args) -> Result<()> {
         let extra: Vec<&SetLine> = skewness_lines.iter().filter(|l| l.set == name).collect();
         for (m, s) in summary.iter_mut().enumerate() {
             if s.skewness.is_nan() {
-                s.skewness = skewness_over_folds(name, m, &extra, folds, args.skewness_folds);
+                s.skewness = skewness_over_folds(name, m, &extra, folds, args);
             }
         }
         let first = parts[0];
@@ -517,14 +559,15 @@ fn summarise(args: &Args) -> Result<()> {
     Ok(())
 }
 
-/// The largest skewness statistic of method `m` (index into [`METHODS`]) over the `--predict
-/// skewness` lines `lines` of set `name` when they cover its first `wanted` folds (all `folds`
-/// when `wanted` is 0), each once; lines of later folds are not used (NaN otherwise; stderr
-/// names a set covered in part or twice).
-fn skewness_over_folds(name: &str, m: usize, lines: &[&SetLine], folds: usize, wanted: usize) -> f64 {
-    let folds = if wanted == 0 { folds } else { wanted.min(folds) };
+/// The largest `--skewness-axis` statistic of method `m` (index into [`METHODS`]) over the
+/// `--predict skewness` lines `lines` of set `name` when those with the statistic cover its first
+/// `--skewness-folds` folds (all `folds` when 0), each once; lines of later folds are not used
+/// (NaN otherwise; stderr names a set covered in part or twice).
+fn skewness_over_folds(name: &str, m: usize, lines: &[&SetLine], folds: usize, args: &Args) -> f64 {
+    let folds = if args.skewness_folds == 0 { folds } else { args.skewness_folds.min(folds) };
+    let axis = args.skewness_axis;
     let measured: Vec<&&SetLine> =
-        lines.iter().filter(|l| l.summary[m].skewness.is_finite() && l.first_fold < folds).collect();
+        lines.iter().filter(|l| axis.of(&l.summary[m]).is_finite() && l.first_fold < folds).collect();
     let mut covered = vec![0usize; folds];
     for l in &measured {
         for c in covered.iter_mut().skip(l.first_fold).take(l.folds) {
@@ -538,7 +581,7 @@ fn skewness_over_folds(name: &str, m: usize, lines: &[&SetLine], folds: usize, w
         eprintln!("{name}: {} skewness lines cover folds {covered:?} of {folds}, left out of its row", METHODS[m]);
         return f64::NAN;
     }
-    measured.iter().map(|l| l.summary[m].skewness).fold(f64::NAN, f64::max)
+    measured.iter().map(|l| axis.of(&l.summary[m])).fold(f64::NAN, f64::max)
 }
 
 /// Permutations of the regression stump's test in [`print_skewness_gain`].
@@ -548,11 +591,12 @@ const STUMP_PERMUTATIONS: usize = 9999;
 const STUMP_MIN_LEAF: usize = 5;
 
 /// The paper's Fig. 10 (§7.1) where the lines carry the skewness statistic (`--predict
-/// sampled` or `skewness`): for SkewGP0 and SkewGP2, each set's largest skewness statistic
+/// sampled` or `skewness`): for SkewGP0 and SkewGP2, each set's `--skewness-axis` statistic
 /// against its information gain over GP-EP (both fold-merged), a regression stump over them with
 /// its permutation p-value (table, and with `--plot DIR` the figure `skewgp_pmlb_fig10.svg`);
-/// then each set's two points; with `--json`, one line `{"figure":"fig10","method","sets",
-/// "split_ss","left_sets","left_gain","right_sets","right_gain","p_value"}` per method. Prints
+/// then each set's two points; with `--json`, one line `{"figure":"fig10","axis","method","sets",
+/// "split_ss","left_sets","left_gain","right_sets","right_gain","p_value"}` per method (`axis`:
+/// `signed` or `absolute`). Prints
 /// nothing when no set has the statistic.
 fn print_skewness_gain(args: &Args, names: &[&str], per_set: &[[Summary; 5]]) -> Result<()> {
     let mut panels = Vec::new();
@@ -582,8 +626,9 @@ fn print_skewness_gain(args: &Args, names: &[&str], per_set: &[[Summary; 5]]) ->
         return Ok(());
     }
     println!();
-    println!("Fig. 10: information gain over GP-EP against the largest skewness statistic (regression stump, {STUMP_PERMUTATIONS} permutations)");
-    println!("| method | sets | split at max SS | sets ≤ split | mean gain ≤ split | sets > split | mean gain > split | permutation p |");
+    let axis = args.skewness_axis.label();
+    println!("Fig. 10: information gain over GP-EP against the posterior's skewness, {axis} (regression stump, {STUMP_PERMUTATIONS} permutations)");
+    println!("| method | sets | split at {axis} | sets ≤ split | mean gain ≤ split | sets > split | mean gain > split | permutation p |");
     println!("|---|---|---|---|---|---|---|---|");
     for (label, sets, s) in &rows {
         println!(
@@ -594,7 +639,7 @@ fn print_skewness_gain(args: &Args, names: &[&str], per_set: &[[Summary; 5]]) ->
             println!(
                 "{}",
                 json!({
-                    "figure": "fig10", "method": label, "sets": sets, "split_ss": num(s.threshold),
+                    "figure": "fig10", "axis": args.skewness_axis.name(), "method": label, "sets": sets, "split_ss": num(s.threshold),
                     "left_sets": s.left.0, "left_gain": num(s.left.1),
                     "right_sets": s.right.0, "right_gain": num(s.right.1), "p_value": num(s.p_value),
                 })
@@ -602,7 +647,7 @@ fn print_skewness_gain(args: &Args, names: &[&str], per_set: &[[Summary; 5]]) ->
         }
     }
     println!();
-    println!("| set | max SS SkewGP0 | gain SkewGP0 | max SS SkewGP2 | gain SkewGP2 |");
+    println!("| set | {axis} SkewGP0 | gain SkewGP0 | {axis} SkewGP2 | gain SkewGP2 |");
     println!("|---|---|---|---|---|");
     for (name, s) in names.iter().zip(per_set) {
         let gain = |m: usize| s[m].information - s[2].information;
@@ -610,8 +655,8 @@ fn print_skewness_gain(args: &Args, names: &[&str], per_set: &[[Summary; 5]]) ->
     }
     args.plot.figures("skewgp_pmlb")?.scatter_step(
         "fig10",
-        "Fig. 10: information gain over GP-EP against the posterior's largest skewness statistic",
-        ("largest skewness statistic over the test points", "information gain over GP-EP (bits)"),
+        &format!("Fig. 10: information gain over GP-EP against the posterior's skewness ({axis})"),
+        (&format!("{axis} over the test points"), "information gain over GP-EP (bits)"),
         &panels,
     )
 }
