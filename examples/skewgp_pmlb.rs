@@ -540,9 +540,9 @@ fn summarise(args: &Args) -> Result<()> {
         });
         let extra: Vec<&SetLine> = skewness_lines.iter().filter(|l| l.set == name).collect();
         for (m, s) in summary.iter_mut().enumerate() {
-            if s.skewness.is_nan() {
-                s.skewness = skewness_over_folds(name, m, &extra, folds, args);
-            }
+            // `--predict sampled` lines carry the statistic with the scores; else the skewness lines
+            let own = args.skewness_axis.of(s);
+            s.skewness = if own.is_nan() { skewness_over_folds(name, m, &extra, folds, args) } else { own };
         }
         let first = parts[0];
         print_set_line(args, name, first.rows, first.d, (0, folds), &summary);
@@ -596,8 +596,7 @@ const STUMP_MIN_LEAF: usize = 5;
 /// its permutation p-value (table, and with `--plot DIR` the figure `skewgp_pmlb_fig10.svg`);
 /// then each set's two points; with `--json`, one line `{"figure":"fig10","axis","method","sets",
 /// "split_ss","left_sets","left_gain","right_sets","right_gain","p_value"}` per method (`axis`:
-/// `signed` or `absolute`). Prints
-/// nothing when no set has the statistic.
+/// `signed` or `absolute`). Prints nothing when no set has the statistic.
 fn print_skewness_gain(args: &Args, names: &[&str], per_set: &[[Summary; 5]]) -> Result<()> {
     let mut panels = Vec::new();
     let mut rows = Vec::new();
