@@ -1023,7 +1023,9 @@ fn skew0_at(
 ///
 /// With `--exact-se B > 0` each of the `--exact-shifts` shifts is its own estimate (one shift,
 /// `points` points): their informations' standard error of the mean must be at most `B`, else
-/// `points` doubles, up to `--exact-max-points`. The probabilities are the shifts' mean.
+/// `points` doubles, up to `--exact-max-points`. The probabilities are the shifts' mean. Each
+/// pass prints one line to stderr: its lattice, standard error, target, the seconds so far and
+/// whether it is kept or doubled.
 fn skew_predict(
     args: &Args,
     posterior: &SkewGpPosterior<Rbf>,
@@ -1046,6 +1048,7 @@ fn skew_predict(
     }
     let shifts = args.exact_shifts.max(2);
     let mut points = args.exact_points.max(1);
+    let t0 = Instant::now();
     loop {
         let estimates = (0..shifts)
             .map(|r| {
@@ -1057,7 +1060,16 @@ fn skew_predict(
         let m = mean(&info);
         let var = info.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (shifts - 1) as f64;
         let se = (var / shifts as f64).sqrt();
-        if se <= args.exact_se || points * 2 > args.exact_max_points {
+        let done = se <= args.exact_se || points * 2 > args.exact_max_points;
+        // A pass at a sharp kernel can take many minutes of one core: say where the loop stands.
+        eprintln!(
+            "exact ratio: {points} points × {shifts} shifts on {} test points, s.e. {se:.4} bits (target {}), {:.0} s; {}",
+            y_test.len(),
+            args.exact_se,
+            t0.elapsed().as_secs_f64(),
+            if done { "kept".to_string() } else { format!("doubling to {}", points * 2) }
+        );
+        if done {
             let prob = (0..y_test.len()).map(|j| mean(&estimates.iter().map(|p| p[j]).collect::<Vec<_>>())).collect();
             return Ok(SkewPrediction::exact(prob, (se, points as f64)));
         }

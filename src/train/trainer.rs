@@ -32,7 +32,8 @@ pub struct TrainConfig {
     /// Seed of the minibatch shuffling.
     #[config(default = 0)]
     pub seed: u64,
-    /// Show a progress bar on stderr.
+    /// Show a progress bar on stderr. Without one (`false`, or stderr is not a terminal, e.g. a
+    /// log file) a line per epoch is printed for short runs and about 20 lines for long ones.
     #[config(default = true)]
     pub progress: bool,
     /// How the learning rate moves over the run (constant by default).
@@ -208,9 +209,10 @@ where
             msg.push_str(&format!(" {k} {v:.4}"));
         }
         bar.set_message(msg.clone());
-        // without a bar, a line per epoch for short runs and about 20 lines for long ones
+        // without a bar (none asked for, or stderr is not a terminal): a line per epoch for short
+        // runs and about 20 lines for long ones
         let every = (config.epochs / 20).max(1);
-        if !config.progress && (epoch == 1 || epoch % every == 0 || epoch == config.epochs) {
+        if bar.is_hidden() && (epoch == 1 || epoch % every == 0 || epoch == config.epochs) {
             eprintln!("{msg} ({:.2}s)", start.elapsed().as_secs_f64());
         }
         history.records.push(EpochRecord {
