@@ -24,6 +24,8 @@
 //! SVGP from zero means as GPflow does. Decisions: `argmax_c` of the latent means (Bayesian SVMs),
 //! of the predicted class probabilities (SVGP). Ranks are per set on the mean test accuracy over
 //! the splits where every method succeeded, ties averaged; speed-ups compare training seconds.
+//! A set with fewer than `--splits` such splits (a failed split, or a set still being run in
+//! parts) is in the per-set table but not in the ranks, means, sign tests or speed-ups.
 //!
 //! `--json`: stdout has one line per set × split × method,
 //! `{"set","split","method":"mc_bsvm"|"ovr_bsvm"|"svgp","accuracy","train_s","epoch_s","classes","n_train",…}`
@@ -34,7 +36,8 @@
 //! (`se_rank_<method>`: standard error of the mean rank over sets; `sign_test_p`: per pair of
 //! methods, the two-sided sign test's p-value of the per-set win/loss counts in `wins`, ties
 //! dropped; speed-ups: ratios of training wall seconds per set; `median_cpu_speedup_vs_svgp` etc. the same
-//! for CPU seconds, which a busy machine distorts less).
+//! for CPU seconds, which a busy machine distorts less; `failed`: sets that could not be loaded
+//! or have no split every method finished; `partial`: sets with fewer than `--splits` such splits, left out of the ranks).
 //! `--export DIR` writes `DIR/<set>/split<k>/{x_train,x_test,y_train,y_test,z}.csv` and
 //! `meta.json` (the layout of benches/peers/README.md). `--csv FILE` writes every set × split ×
 //! method row. `--summarise FILES` trains nothing and prints the tables of the `--json` lines saved
@@ -126,7 +129,8 @@ struct Args {
     /// Set selection: --sets, --max-rows, --max-train.
     #[command(flatten)]
     selection: tabular::SetOptions,
-    /// Stratified 80/20 splits per set (seeds seed..seed+K-1).
+    /// Stratified 80/20 splits per set (seeds seed..seed+K-1); with `--summarise`, the splits a
+    /// set needs to be ranked.
     #[arg(long, default_value_t = 5)]
     splits: usize,
     /// Index of the first split to run: splits F..F+K-1 (seeds seed+F..), e.g. to add the splits
@@ -474,7 +478,14 @@ fn max(values: &[f64]) -> f64 {
 /// Prints the per-set table, the summary table and (with `--json`) the summary line.
 fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     let methods = &args.methods;
-    let (sets, failed) = set_results(records, methods);
+    let (all_sets, failed) = set_results(records, methods);
+    // The table shows every set; ranks, means, sign tests and speed-ups use only the sets with
+    // `--splits` splits scored by every method, so a set still being run does not enter them.
+    let (sets, partial): (Vec<&SetResult>, Vec<&SetResult>) = all_sets.iter().partition(|s| s.splits >= args.splits);
+    for s in &partial {
+        eprintln!("{}: {} of {} splits scored by every method, left out of the ranks", s.name, s.splits, args.splits);
+    }
+    let partial: Vec<&str> = partial.iter().map(|s| s.name.as_str()).collect();
     // Ranks per set (1 = most accurate, ties averaged).
     let ranks: Vec<Vec<f64>> = sets
         .iter()
@@ -499,7 +510,7 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     }
     println!("| {} |", head.join(" | "));
     println!("|{}", "---|".repeat(head.len()));
-    for s in &sets {
+    for s in &all_sets {
         let mut row = vec![s.name.clone(), s.classes.to_string(), s.n_train.to_string(), s.splits.to_string()];
         row.extend(methods.iter().map(|m| format!("{:.4}", s.by_method[m].accuracy)));
         row.extend(methods.iter().map(|m| format!("{:.2}", s.by_method[m].train_s)));
@@ -572,7 +583,9 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
             }
         }
     }
-    rows.push(("sets failed or skipped".into(), if failed.is_empty() { "none".into() } else { failed.join(", ") }));
+    let names = |v: &[&str]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+    rows.push((format!("sets with fewer than {} splits (in the table, not ranked)", args.splits), names(&partial)));
+    rows.push(("sets failed or skipped".into(), names(&failed.iter().map(String::as_str).collect::<Vec<_>>())));
     let table: Vec<(&str, String)> = rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     println!();
     common::print_table("Summary (ranks on mean test accuracy per set; 1 = best)", &table);
@@ -595,6 +608,7 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     }
     if args.run.json {
         summary.insert("failed".into(), json!(failed));
+        summary.insert("partial".into(), json!(partial));
         println!("{}", Value::Object(summary));
     }
     Ok(())
