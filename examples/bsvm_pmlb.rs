@@ -483,7 +483,10 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     // `--splits` splits scored by every method, so a set still being run does not enter them.
     let (sets, partial): (Vec<&SetResult>, Vec<&SetResult>) = all_sets.iter().partition(|s| s.splits >= args.splits);
     for s in &partial {
-        eprintln!("{}: {} of {} splits scored by every method, left out of the ranks", s.name, s.splits, args.splits);
+        eprintln!(
+            "{}: {} of {} splits scored by every method, left out of the ranks (--splits sets the count)",
+            s.name, s.splits, args.splits
+        );
     }
     let partial: Vec<&str> = partial.iter().map(|s| s.name.as_str()).collect();
     // Ranks per set (1 = most accurate, ties averaged).
