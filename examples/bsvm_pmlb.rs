@@ -37,7 +37,8 @@
 //! methods, the two-sided sign test's p-value of the per-set win/loss counts in `wins`, ties
 //! dropped; speed-ups: ratios of training wall seconds per set; `median_cpu_speedup_vs_svgp` etc. the same
 //! for CPU seconds, which a busy machine distorts less; `failed`: sets that could not be loaded
-//! or have no split every method finished; `partial`: sets with fewer than `--splits` such splits, left out of the ranks).
+//! or have no split every method finished; `partial`: sets with fewer than `--splits` such
+//! splits, left out of the ranks).
 //! `--export DIR` writes `DIR/<set>/split<k>/{x_train,x_test,y_train,y_test,z}.csv` and
 //! `meta.json` (the layout of benches/peers/README.md). `--csv FILE` writes every set × split ×
 //! method row. `--summarise FILES` trains nothing and prints the tables of the `--json` lines saved
@@ -488,7 +489,7 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
             s.name, s.splits, args.splits
         );
     }
-    let partial: Vec<&str> = partial.iter().map(|s| s.name.as_str()).collect();
+    let partial: Vec<String> = partial.iter().map(|s| s.name.clone()).collect();
     // Ranks per set (1 = most accurate, ties averaged).
     let ranks: Vec<Vec<f64>> = sets
         .iter()
@@ -586,9 +587,9 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
             }
         }
     }
-    let names = |v: &[&str]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
+    let names = |v: &[String]| if v.is_empty() { "none".to_string() } else { v.join(", ") };
     rows.push((format!("sets with fewer than {} splits (in the table, not ranked)", args.splits), names(&partial)));
-    rows.push(("sets failed or skipped".into(), names(&failed.iter().map(String::as_str).collect::<Vec<_>>())));
+    rows.push(("sets failed or skipped".into(), names(&failed)));
     let table: Vec<(&str, String)> = rows.iter().map(|(k, v)| (k.as_str(), v.clone())).collect();
     println!();
     common::print_table("Summary (ranks on mean test accuracy per set; 1 = best)", &table);
