@@ -10,7 +10,8 @@
 //! for the network, kernel and inducing points, natural-gradient steps (ρ = 0.02) for the head's
 //! q(u), features standardised across the batch before the head (`--feature-norm`), P = 64, f32
 //! (`--precision f64` for double). `--seed` seeds the network's initialisation too: the same seed,
-//! backend and thread count repeat a run bit for bit. `--trace FILE` writes one CSV row per step.
+//! backend and thread count repeat a run bit for bit on one machine (another CPU model may differ in
+//! the last digits: `docs/results/hybrid_reliability.md`). `--trace FILE` writes one CSV row per step.
 //! `--plot DIR` writes `mnist_hybrid_curves.svg` (training curves of both networks),
 //! `mnist_hybrid_reliability.svg` and `mnist_hybrid_softmax_reliability.svg` (reliability
 //! diagrams, 15 bins).

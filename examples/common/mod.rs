@@ -106,7 +106,7 @@ impl RunOptions {
         };
         let base = burn_gp::device::device_with_precision(&backend, precision)?;
         // Parameter initialisation and sampling ops draw from the backend's generator: seed it so
-        // that the same --seed, backend and thread count repeat a run.
+        // that the same --seed, backend and thread count repeat a run on one machine.
         base.seed(self.seed);
         let train = base.clone().autodiff();
         Ok(Devices { backend, base, train })
