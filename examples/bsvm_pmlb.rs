@@ -141,6 +141,10 @@ struct Args {
     /// Inducing points P (capped at the training rows).
     #[arg(long, default_value_t = 64)]
     m: usize,
+    /// Initial diagonal of every method's whitened `q(u)` square root: 1 (the default, the paper's
+    /// GPflow start) is the prior; smaller starts the latent functions with less variance.
+    #[arg(long, default_value_t = 1.0)]
+    q_sqrt_init: f64,
     /// Methods to run (comma-separated).
     #[arg(long, value_enum, value_delimiter = ',', default_values_t = [Method::McBsvm, Method::OvrBsvm, Method::Svgp])]
     methods: Vec<Method>,
@@ -326,12 +330,11 @@ fn run_method(
         }
         Method::Svgp => {
             let y = one_hot(&split.y_train, c, dev)?;
-            let model = SvgpConfig::new(n).with_num_latent(c).with_jitter(parts.jitter).init(
-                parts.kernel(dev)?,
-                parts.inducing(dev)?,
-                RobustMax::default(),
-                dev,
-            )?;
+            let model = SvgpConfig::new(n)
+                .with_num_latent(c)
+                .with_jitter(parts.jitter)
+                .with_q_sqrt_init(cfg.q_sqrt_init)
+                .init(parts.kernel(dev)?, parts.inducing(dev)?, RobustMax::default(), dev)?;
             let (model, history, time) = train_adam(model, &x, &y, config)?;
             let (probs, _) = predict_host(&split.x_test, d, &ctx.base, |xt| model.predict_y(xt))?;
             let accuracy = metrics::accuracy(&probs, c, &split.y_test)?;
@@ -385,7 +388,10 @@ fn run_split(ctx: &Ctx, set: &TabularSet, k: usize) -> Result<(Split, MethodRuns
     let seed = ctx.args.run.seed + k as u64;
     let split = set.split(seed, ctx.args.selection.max_train)?;
     let p = ctx.args.m.min(split.n_train());
-    let cfg = BayesianSvmConfig::tabular(split.classes).with_num_inducing(p).with_seed(seed);
+    let cfg = BayesianSvmConfig::tabular(split.classes)
+        .with_num_inducing(p)
+        .with_seed(seed)
+        .with_q_sqrt_init(ctx.args.q_sqrt_init);
     let parts = InitParts::place(&cfg, &split.x_train, split.d, &ctx.train)?;
     if let Some(dir) = &ctx.args.export {
         export(ctx, dir, &set.name, k, &split, &parts, seed)?;

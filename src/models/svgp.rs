@@ -79,6 +79,9 @@ impl SvgpConfig {
         if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
             return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
         }
+        if !(self.q_sqrt_init > 0.0 && self.q_sqrt_init.is_finite()) {
+            return Err(Error::invalid("q_sqrt_init", format!("must be finite and > 0, got {}", self.q_sqrt_init)));
+        }
         let m = inducing.num_inducing();
         let p = self.num_latent;
         if !(self.q_mu_init_std >= 0.0 && self.q_mu_init_std.is_finite()) {

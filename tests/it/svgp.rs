@@ -177,6 +177,12 @@ fn shape_and_value_errors_are_typed() {
     let y_bad = t2(vec![0.0; 9], 9, 1, &dev);
     assert!(matches!(model.elbo(x, y_bad), Err(Error::ShapeMismatch { .. })));
     assert!(matches!(InducingPoints::new(&[f64::NAN, 0.0], 1, 2, &dev), Err(Error::NonFinite { .. })));
+    for bad in [0.0, -1.0, f64::NAN] {
+        let z = InducingPoints::new(&data.x[..6], 3, 2, &dev).unwrap();
+        let kernel = Rbf::ard(2, 1.0, 1.0, &dev).unwrap();
+        let init = SvgpConfig::new(10).with_q_sqrt_init(bad).init(kernel, z, Gaussian::new(0.1, &dev).unwrap(), &dev);
+        assert!(matches!(init, Err(Error::InvalidArgument { .. })), "q_sqrt_init {bad}");
+    }
     assert!(matches!(Rbf::new(&[-1.0], 1.0, &dev), Err(Error::InvalidArgument { .. })));
     assert!(matches!(
         burn_gp::tensors::matrix(vec![1.0, f64::INFINITY], 1, 2, &dev),
