@@ -413,15 +413,17 @@ impl SetLine {
         })
     }
 
-    /// Whether `other` covers the same set and folds and scores only methods this line lacks, as
-    /// the lines of one fold run method by method (`--methods skew0`, `--methods gpep,skew0ep`, …).
+    /// Whether `other` covers the same set and folds and adds methods this line lacks, as the
+    /// lines of one fold run method by method (`--methods skew0`, `--methods gpep,skew0ep`, …). A
+    /// method both lines score must have the same information and accuracy to the last digit (a
+    /// rerun of the fold, as when `--methods gpep,skew0ep` completes a `--methods gpep` line):
+    /// any other overlap is two different results, and the later line is skipped.
     fn joins(&self, other: &SetLine) -> bool {
-        let disjoint = self
-            .summary
-            .iter()
-            .zip(&other.summary)
-            .all(|(a, b)| !(a.information.is_finite() && b.information.is_finite()));
-        self.set == other.set && self.first_fold == other.first_fold && self.folds == other.folds && disjoint
+        let compatible = self.summary.iter().zip(&other.summary).all(|(a, b)| {
+            let both = a.information.is_finite() && b.information.is_finite();
+            !both || (a.information == b.information && a.accuracy == b.accuracy)
+        });
+        self.set == other.set && self.first_fold == other.first_fold && self.folds == other.folds && compatible
     }
 
     /// Takes the methods that `other` scores (see [`SetLine::joins`]).
@@ -494,7 +496,7 @@ fn merge_set(name: &str, method: &str, parts: &[(usize, Summary)]) -> Summary {
 }
 
 /// `--summarise`: merges the saved set lines per set (in order of first appearance) and prints
-/// the tables as a run would. Lines of the same folds that score different methods join into one.
+/// the tables as a run would. Lines of the same folds join into one ([`SetLine::joins`]).
 fn summarise(args: &Args) -> Result<()> {
     let mut lines: Vec<SetLine> = Vec::new();
     let mut skewness_lines: Vec<SetLine> = Vec::new();
