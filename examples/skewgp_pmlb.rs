@@ -426,10 +426,11 @@ impl SetLine {
         self.set == other.set && self.first_fold == other.first_fold && self.folds == other.folds && compatible
     }
 
-    /// Takes the methods that `other` scores (see [`SetLine::joins`]).
+    /// Takes the methods that `other` scores and this line lacks (see [`SetLine::joins`]); a
+    /// method both score keeps this line's entry, its time included.
     fn join(&mut self, other: SetLine) {
         for (mine, theirs) in self.summary.iter_mut().zip(other.summary) {
-            if theirs.information.is_finite() {
+            if theirs.information.is_finite() && !mine.information.is_finite() {
                 *mine = theirs;
             }
         }
