@@ -7,6 +7,12 @@
 //! Workload per size n: `A = X Xᵀ/n + I` (n×n), `L = chol(A)`, `Y = L⁻¹ B` with `B` n×256,
 //! loss `Σ W ⊙ Y`, gradient with respect to `A` and `B`. Prints median seconds and the ratio
 //! ours / faer (lower is better; 1 = no overhead over hand-written faer).
+//!
+//! `--vector-state` measures instead what faer's x86 matrix kernels cost the code that runs after
+//! them (see `burn_gp::linalg::host`): per size n, the seconds of
+//! `exp` over `--exp-values` values right after an n×n product by faer directly (registers left
+//! dirty) and right after the same product by `burn_gp::linalg::host::matmul` (registers cleared),
+//! median of `--reps` runs each, and their ratio (about 1 on machines without the penalty).
 use std::time::Instant;
 
 use burn::tensor::{Tensor, TensorData};
@@ -32,6 +38,12 @@ struct Args {
     /// Print one JSON line per size.
     #[arg(long)]
     json: bool,
+    /// Time `exp` after faer's product and after burn-gp's instead (see the module documentation).
+    #[arg(long)]
+    vector_state: bool,
+    /// Values `exp` runs over per timing with `--vector-state`.
+    #[arg(long, default_value_t = 4_000_000)]
+    exp_values: usize,
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -91,8 +103,49 @@ fn faer_direct(n: usize, k: usize, a: &[f64], b: &[f64], w: &[f64]) -> f64 {
     t0.elapsed().as_secs_f64()
 }
 
+/// Seconds of `exp` over `values` right after an n×n product, by faer directly or by burn-gp's
+/// host kernel.
+fn exp_after_product(a: &[f64], n: usize, values: &[f64], through_burn_gp: bool) -> f64 {
+    if through_burn_gp {
+        let op = host::Operand { data: a, rows: n, cols: n, transpose: false };
+        std::hint::black_box(host::matmul(op, op));
+    } else {
+        let am = host::to_mat(a, n, n);
+        let mut c = Mat::<f64>::zeros(n, n);
+        faer::linalg::matmul::matmul(c.as_mut(), faer::Accum::Replace, am.as_ref(), am.as_ref(), 1.0, Par::Seq);
+        std::hint::black_box(c);
+    }
+    let t0 = Instant::now();
+    let s: f64 = values.iter().map(|v| v.exp()).sum();
+    std::hint::black_box(s);
+    t0.elapsed().as_secs_f64()
+}
+
+/// The `--vector-state` table.
+fn vector_state(args: &Args) {
+    println!("exp over {} values after an n×n product, median of {} runs", args.exp_values, args.reps);
+    println!("| n | after faer's product, s | after burn-gp's, s | ratio |");
+    println!("|---|---|---|---|");
+    let values: Vec<f64> = (0..args.exp_values).map(|i| -((i % 1000) as f64) * 0.003).collect();
+    for &n in &args.sizes {
+        let (a, _, _) = data(n, 1);
+        let time = |through| median((0..args.reps).map(|_| exp_after_product(&a, n, &values, through)).collect());
+        let (dirty, clean) = (time(false), time(true));
+        println!("| {n} | {dirty:.4} | {clean:.4} | {:.1} |", dirty / clean);
+        if args.json {
+            println!(
+                "{}",
+                serde_json::json!({"example": "linalg_bench", "mode": "vector_state", "n": n, "exp_after_faer_s": dirty, "exp_after_burn_gp_s": clean, "ratio": dirty / clean})
+            );
+        }
+    }
+}
+
 fn main() {
     let args = Args::parse();
+    if args.vector_state {
+        return vector_state(&args);
+    }
     let dev = burn_gp::device::default_device().expect("device").autodiff();
     println!(
         "Cholesky + triangular solve (n×{}) + backward, median of {} runs, backend {}",

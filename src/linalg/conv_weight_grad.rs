@@ -11,6 +11,7 @@ use faer::{Accum, Mat, Par};
 use rayon::prelude::*;
 
 use super::host::view;
+use super::vector_state::clear_after;
 
 /// Shapes of a weight-gradient problem: input `[B, C, H, W]`, kernel `[O, C, kh, kw]`.
 #[derive(Clone, Copy, Debug)]
@@ -48,6 +49,8 @@ pub(crate) fn conv2d_weight_grad(x: &[f64], g: &[f64], s: ConvShape) -> Vec<f64>
                 im2col(&x[b * s.channels * s.height * s.width..][..s.channels * s.height * s.width], &mut col, s);
                 let gb = view(&g[b * s.out_channels * hw..][..s.out_channels * hw], s.out_channels, hw);
                 matmul(acc.as_mut(), Accum::Add, gb, view(&col, ck, hw).transpose(), 1.0, Par::Seq);
+                // the next image's im2col and the sums below are legacy-SSE code
+                clear_after(Par::Seq);
             }
             acc
         })

@@ -4,11 +4,18 @@
 //! matrix is read from the device once, factorised by faer's blocked kernels, and written back.
 //! Products with data-sized (n×m) matrices run here only for CPU backends, whose tensors are in
 //! host memory anyway ([`matmul`]); on GPU backends they stay on the device.
+//!
+//! Each kernel here ends by clearing the upper halves of the x86 vector registers (`vzeroupper`) on
+//! the threads it ran on. faer's AVX-512 kernels leave them set, and on Intel cores the legacy-SSE
+//! code that runs next (glibc's `exp` behind every RBF kernel matrix, Rust code built for the
+//! baseline x86-64 target) is then slowed down, `exp` about 25-fold; `linalg_bench --vector-state`
+//! measures it on the machine at hand.
 use faer::linalg::matmul::triangular::{self as tri, BlockStructure};
 use faer::{Accum::Replace, Mat, MatRef, Par};
 
 use BlockStructure::{Rectangular as Rect, TriangularLower as Lower, TriangularUpper as Upper};
 
+use super::vector_state::clear_after;
 use crate::error::{Error, Result};
 
 /// Relative jitter ladder of the models' `m × m` factorisations: multiples of mean(diag) tried
@@ -77,8 +84,10 @@ pub(crate) fn cholesky_lower(a: &[f64], n: usize) -> Option<Mat<f64>> {
     let mut l = to_mat(a, n, n);
     let par = par_for(n);
     let mut buf = MemBuffer::new(cholesky_in_place_scratch::<f64>(n, par, Default::default()));
-    cholesky_in_place(l.as_mut(), LltRegularization::default(), par, MemStack::new(&mut buf), Default::default())
-        .ok()?;
+    let factored =
+        cholesky_in_place(l.as_mut(), LltRegularization::default(), par, MemStack::new(&mut buf), Default::default());
+    clear_after(par);
+    factored.ok()?;
     for i in 0..n {
         for j in i + 1..n {
             l[(i, j)] = 0.0;
@@ -125,6 +134,7 @@ pub(crate) fn invert_lower_batch(l: &[f64], batch: usize, n: usize) -> Vec<f64> 
         faer::linalg::triangular_inverse::invert_lower_triangular(dst.as_mut(), src, par_for(n));
         push_row_major(dst.as_ref(), &mut out);
     }
+    clear_after(par_for(n));
     out
 }
 
@@ -156,6 +166,7 @@ pub(crate) fn solve_lower_batch(
             solve_upper_triangular_in_place(lm.transpose(), x, par);
         }
     }
+    clear_after(par);
     out
 }
 
@@ -192,6 +203,7 @@ pub fn matmul(a: Operand<'_>, b: Operand<'_>) -> (Vec<f64>, usize, usize) {
     let mut out = vec![0.0; n * m];
     let dst = faer::MatMut::from_row_major_slice_mut(&mut out, n, m);
     faer::linalg::matmul::matmul(dst, Replace, lhs, rhs, 1.0, par);
+    clear_after(par);
     (out, n, m)
 }
 
@@ -221,6 +233,7 @@ pub fn cholesky_backward_batch(l: &[f64], gl: &[f64], batch: usize, n: usize) ->
         faer::linalg::triangular_solve::solve_upper_triangular_in_place(lm.transpose(), xt.as_mut(), par);
         push_row_major(xt.transpose(), &mut out);
     }
+    clear_after(par);
     out
 }
 
@@ -238,6 +251,7 @@ pub(crate) fn invert_lower_backward_batch(v: &[f64], gv: &[f64], batch: usize, n
         tri::matmul(r.as_mut(), Lower, Replace, vm.transpose(), Upper, t.as_ref(), Rect, -1.0, par);
         push_row_major(r.as_ref(), &mut out);
     }
+    clear_after(par);
     out
 }
 

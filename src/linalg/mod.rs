@@ -16,6 +16,7 @@ mod ops;
 mod product;
 mod reduce;
 mod triangular;
+mod vector_state;
 
 pub(crate) use crate::tensors::{from_host, to_host};
 pub use cholesky::{cholesky, cholesky_with_jitter, logdet_from_cholesky};
