@@ -6,12 +6,10 @@
 //! as another convolution with `G` as a `H'×W'` kernel, which the CPU backend's im2col turns into
 //! thin products with `kh·kw` columns: at the MNIST trunk's conv2 that is 3× slower than its forward
 //! pass (`cargo bench --bench trunk_profile`).
-use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, Par};
 use rayon::prelude::*;
 
-use super::host::view;
-use super::vector_state::clear_after;
+use super::host::{matmul_into, view};
 
 /// Shapes of a weight-gradient problem: input `[B, C, H, W]`, kernel `[O, C, kh, kw]`.
 #[derive(Clone, Copy, Debug)]
@@ -48,9 +46,8 @@ pub(crate) fn conv2d_weight_grad(x: &[f64], g: &[f64], s: ConvShape) -> Vec<f64>
             for b in blk * per_block..((blk + 1) * per_block).min(s.batch) {
                 im2col(&x[b * s.channels * s.height * s.width..][..s.channels * s.height * s.width], &mut col, s);
                 let gb = view(&g[b * s.out_channels * hw..][..s.out_channels * hw], s.out_channels, hw);
-                matmul(acc.as_mut(), Accum::Add, gb, view(&col, ck, hw).transpose(), 1.0, Par::Seq);
-                // the next image's im2col and the sums below are legacy-SSE code
-                clear_after(Par::Seq);
+                // clears the registers for the next image's im2col
+                matmul_into(acc.as_mut(), Accum::Add, gb, view(&col, ck, hw).transpose(), 1.0, Par::Seq);
             }
             acc
         })

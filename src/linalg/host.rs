@@ -11,7 +11,7 @@
 //! baseline x86-64 target) is then slowed down, `exp` about 25-fold; `linalg_bench --vector-state`
 //! measures it on the machine at hand.
 use faer::linalg::matmul::triangular::{self as tri, BlockStructure};
-use faer::{Accum::Replace, Mat, MatRef, Par};
+use faer::{Accum, Accum::Replace, Mat, MatMut, MatRef, Par};
 
 use BlockStructure::{Rectangular as Rect, TriangularLower as Lower, TriangularUpper as Upper};
 
@@ -168,6 +168,34 @@ pub(crate) fn solve_lower_batch(
     }
     clear_after(par);
     out
+}
+
+/// faer's `matmul` (`dst ← accum(dst, alpha · a · b)`), then [`clear_after`]: the form the
+/// crate's host code multiplies faer matrices in.
+pub(crate) fn matmul_into(
+    dst: MatMut<'_, f64>,
+    accum: Accum,
+    a: MatRef<'_, f64>,
+    b: MatRef<'_, f64>,
+    alpha: f64,
+    par: Par,
+) {
+    faer::linalg::matmul::matmul(dst, accum, a, b, alpha, par);
+    clear_after(par);
+}
+
+/// faer's `solve_lower_triangular_in_place` (`x ← L⁻¹x` for lower-triangular `l`), then
+/// [`clear_after`].
+pub(crate) fn solve_lower_in_place(l: MatRef<'_, f64>, x: MatMut<'_, f64>, par: Par) {
+    faer::linalg::triangular_solve::solve_lower_triangular_in_place(l, x, par);
+    clear_after(par);
+}
+
+/// faer's `solve_upper_triangular_in_place` (`x ← U⁻¹x` for upper-triangular `u`), then
+/// [`clear_after`].
+pub(crate) fn solve_upper_in_place(u: MatRef<'_, f64>, x: MatMut<'_, f64>, par: Par) {
+    faer::linalg::triangular_solve::solve_upper_triangular_in_place(u, x, par);
+    clear_after(par);
 }
 
 /// A row-major matrix operand of [`matmul`], used transposed if `transpose`.

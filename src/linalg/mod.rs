@@ -29,3 +29,4 @@ pub use product::{batched_matmul, matmul, matmul_transposed};
 pub(crate) use reduce::row_sums;
 pub(crate) use triangular::solve_lower_right;
 pub use triangular::{cholesky_solve, solve_triangular, tri_inverse, Triangle};
+pub(crate) use vector_state::clear_current_thread;

@@ -6,18 +6,24 @@
 //! halves and a merge with them). glibc's `exp`, behind every RBF kernel matrix, and all Rust code
 //! built for the baseline x86-64 target are legacy SSE. On a Xeon of family 6, model 167,
 //! `linalg_bench --vector-state` times `exp` over 4·10⁶ values at 0.024 s on a clean thread and
-//! 0.56–0.60 s after one faer product (`docs/results/benchmarks.md` has the end-to-end effect).
+//! 0.55–0.57 s after one faer product (`docs/results/benchmarks.md` has the end-to-end effect).
 //! Whether a core pays depends on its microarchitecture; the benchmark measures it on the machine
 //! at hand.
 //!
-//! Every host kernel of [`super::host`] ends with [`clear_after`], so the code that runs after
-//! burn-gp's linear algebra (the kernels' `exp`, the EP site updates, …) starts clean.
+//! Every host kernel of [`super::host`] ends with [`clear_after`], and the crate's host code
+//! multiplies and solves through its wrappers (`host::matmul_into`, `host::solve_lower_in_place`,
+//! `host::solve_upper_in_place`), so the code that runs after burn-gp's linear algebra (the
+//! kernels' `exp`, the EP site updates, im2col) starts clean. Not covered: faer's operator products
+//! (`&a * &b`) in the skew and decoupled GPs' m×m algebra. The Genz integrand's rayon tasks
+//! clear their own thread first ([`clear_current_thread`]).
 
 use faer::Par;
 
-/// Zeroes the upper halves of the vector registers of the calling thread, where the CPU has AVX.
+/// Clears the vector registers of the calling thread (zeroes their upper halves), where the CPU
+/// has AVX: for the start of a rayon task of legacy-SSE arithmetic, whose worker may have run a
+/// faer kernel before the queued clearing of [`clear_after`] reached it.
 #[cfg(target_arch = "x86_64")]
-fn zero_upper() {
+pub(crate) fn clear_current_thread() {
     #[target_feature(enable = "avx")]
     fn vzeroupper() {
         std::arch::x86_64::_mm256_zeroupper();
@@ -29,16 +35,21 @@ fn zero_upper() {
     }
 }
 
-/// Nothing to do off x86-64.
+/// Nothing to clear off x86-64.
 #[cfg(not(target_arch = "x86_64"))]
-fn zero_upper() {}
+pub(crate) fn clear_current_thread() {}
 
 /// Clears the vector registers of the threads a faer kernel ran on with parallelism `par`: the
-/// calling thread, and every thread of rayon's pool when `par` used it.
+/// calling thread now, and, when `par` used rayon's pool, every thread of the pool as its next
+/// job. That job is queued without waiting for it (`rayon::spawn_broadcast`): a blocking
+/// `rayon::broadcast` has to wake the workers, which made an SVGP epoch on kin8nm about 4 %
+/// slower (`docs/results/benchmarks.md`). A worker runs the queued job only once its own queue is
+/// empty, so parallel loops of legacy-SSE arithmetic also clear their thread at the start of each
+/// task ([`clear_current_thread`]).
 pub(crate) fn clear_after(par: Par) {
-    zero_upper();
+    clear_current_thread();
     if matches!(par, Par::Rayon(_)) {
-        rayon::broadcast(|_| zero_upper());
+        rayon::spawn_broadcast(|_| clear_current_thread());
     }
 }
 
@@ -54,7 +65,7 @@ mod tests {
         clear_after(Par::Seq);
         clear_after(Par::rayon(0));
         assert_eq!(a.iter().map(|v| v.exp()).sum::<f64>(), 1.5f64.exp() + (-2.25f64).exp() + 3.0f64.exp());
-        // from inside rayon's workers (a broadcast nested in a parallel loop must not deadlock)
+        // from inside rayon's workers (the queued clearing must not deadlock a parallel loop)
         let sums: Vec<f64> = (0..8)
             .into_par_iter()
             .map(|k| {

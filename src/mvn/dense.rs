@@ -1,10 +1,9 @@
 //! Small host-side dense helpers (faer, f64) shared by the SUN distribution and the skew GP
 //! posterior.
-use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
 use faer::{Mat, MatRef};
 
 use crate::error::{Error, Result};
-use crate::linalg::host::{self, par_for as par};
+use crate::linalg::host::{self, par_for as par, solve_lower_in_place, solve_upper_in_place};
 
 /// Lower Cholesky factor of a symmetric positive-definite matrix, retrying with `jitter · mean
 /// diag` added for `jitter` in `1e-10, 1e-8, 1e-6` if needed (the host toolbox's ladder,
@@ -24,14 +23,14 @@ pub fn cholesky(a: MatRef<'_, f64>, what: usize) -> Result<Mat<f64>> {
 /// `L⁻¹ B` for lower-triangular `L`.
 pub(crate) fn solve_lower(l: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut x = b.to_owned();
-    solve_lower_triangular_in_place(l, x.as_mut(), par(l.nrows()));
+    solve_lower_in_place(l, x.as_mut(), par(l.nrows()));
     x
 }
 
 /// `(L Lᵀ)⁻¹ B` from the lower Cholesky factor `L`.
 pub(crate) fn solve_chol(l: MatRef<'_, f64>, b: MatRef<'_, f64>) -> Mat<f64> {
     let mut x = solve_lower(l, b);
-    solve_upper_triangular_in_place(l.transpose(), x.as_mut(), par(l.nrows()));
+    solve_upper_in_place(l.transpose(), x.as_mut(), par(l.nrows()));
     x
 }
 

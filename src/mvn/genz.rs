@@ -11,6 +11,7 @@ use rayon::prelude::*;
 use super::lattice::QmcPoints;
 use super::reorder::{genz_order, permute};
 use crate::error::{Error, Result};
+use crate::linalg::clear_current_thread;
 use crate::special::{inv_mills, log_ndtr, ndtri_from_log};
 
 /// Points handled by one parallel task.
@@ -103,6 +104,7 @@ pub(crate) fn genz_log_integrand(a: &[f64], l: &[f64], b: usize, d: usize, point
     out.par_chunks_mut(n.max(1)).enumerate().for_each(|(blk, row)| {
         let (ab, lb) = (&a[blk * d..(blk + 1) * d], &l[blk * d * d..(blk + 1) * d * d]);
         row.par_chunks_mut(CHUNK).enumerate().for_each(|(c, vals)| {
+            clear_current_thread();
             let mut y = vec![0.0; d];
             for (i, v) in vals.iter_mut().enumerate() {
                 let k = c * CHUNK + i;
@@ -138,6 +140,7 @@ pub(crate) fn genz_log_integrand_backward(
             (0..chunks)
                 .into_par_iter()
                 .map(|c| {
+                    clear_current_thread();
                     let (mut ga, mut gl) = (vec![0.0; d], vec![0.0; d * d]);
                     let (mut y, mut z, mut yb) = (vec![0.0; d], vec![0.0; d], vec![0.0; d]);
                     let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));

@@ -3,13 +3,13 @@
 //! & Hernández-Lobato, "Scalable Gaussian process classification via expectation propagation").
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor, TensorData};
-use faer::linalg::triangular_solve::solve_lower_triangular_in_place;
 use faer::{Mat, MatRef, Par};
 
 use super::posterior::{Fitc, WhitenedPosterior};
 use crate::error::{Error, Result};
 use crate::inducing::InducingPoints;
 use crate::kernels::Kernel;
+use crate::linalg::host::solve_lower_in_place;
 use crate::linalg::{cholesky, logdet_from_cholesky, matmul_transposed, solve_triangular, Triangle};
 use crate::models::check_inputs;
 use crate::special::log_ndtr as log_ndtr_scalar;
@@ -231,7 +231,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         let n = fitc.len();
         let wm = q.whitened_mean();
         let mut g: Mat<f64> = fitc.psi.clone();
-        solve_lower_triangular_in_place(q.lb.as_ref(), g.as_mut(), Par::Seq);
+        solve_lower_in_place(q.lb.as_ref(), g.as_mut(), Par::Seq);
         let psi: MatRef<'_, f64> = fitc.psi.as_ref();
         let mean = (0..n).map(|i| psi.col(i).iter().zip(&wm).map(|(a, b)| a * b).sum()).collect();
         // s_i = k_ii − ‖ψ_i‖² (already in fitc.s), plus ‖L_B⁻¹ψ_i‖²

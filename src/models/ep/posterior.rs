@@ -7,13 +7,11 @@
 //! `μ = L L_B⁻ᵀ β`, `υ_iᵀμ = (L_B⁻¹ψ_i)ᵀβ` and `υ_iᵀΣυ_i = ‖L_B⁻¹ψ_i‖²`. `B` has eigenvalues
 //! ≥ 1, so its factorisation never fails for non-negative site precisions; `K_uu⁻¹ + S` is never
 //! formed.
-use faer::linalg::matmul::matmul;
-use faer::linalg::triangular_solve::{solve_lower_triangular_in_place, solve_upper_triangular_in_place};
 use faer::{Accum, Mat, MatRef, Par};
 
 use super::site::{log_site_scale, site_from_tilted, tilted};
 use crate::error::{Error, Result};
-use crate::linalg::host::cholesky_lower;
+use crate::linalg::host::{cholesky_lower, matmul_into, solve_lower_in_place, solve_upper_in_place};
 
 /// Largest site precision kept (ours: `docs/papers/001-ep-classification.md`, section "Safeguards").
 pub(crate) const MAX_SITE_PRECISION: f64 = 1e8;
@@ -41,7 +39,7 @@ impl Fitc {
         }
         let l = cholesky_lower(kuu, m).ok_or(Error::NotPositiveDefinite { n: m, jitter: 0.0, batch: 0 })?;
         let mut psi = MatRef::from_row_major_slice(kuf, m, n).to_owned();
-        solve_lower_triangular_in_place(l.as_ref(), psi.as_mut(), Par::Seq);
+        solve_lower_in_place(l.as_ref(), psi.as_mut(), Par::Seq);
         let s = (0..n).map(|i| (kdiag[i] - squared_norm(psi.col(i).iter())).max(0.0)).collect();
         Ok(Self { l, psi, s })
     }
@@ -68,7 +66,7 @@ impl Fitc {
         let (m, n) = (self.num_inducing(), self.len());
         let scaled = Mat::from_fn(m, n, |r, c| self.psi[(r, c)] * nu[c]);
         let mut a = Mat::zeros(m, m);
-        matmul(a.as_mut(), Accum::Replace, scaled.as_ref(), self.psi.transpose(), 1.0, Par::Seq);
+        matmul_into(a.as_mut(), Accum::Replace, scaled.as_ref(), self.psi.transpose(), 1.0, Par::Seq);
         let lte = (0..m).map(|r| (0..n).map(|c| self.psi[(r, c)] * mu[c]).sum()).collect();
         (a, lte)
     }
@@ -111,7 +109,7 @@ impl WhitenedPosterior {
         }
         let lb = cholesky_lower(&flat, m).ok_or(Error::NotPositiveDefinite { n: m, jitter: 0.0, batch: 0 })?;
         let mut beta = Mat::from_fn(m, 1, |r, _| lte[r]);
-        solve_lower_triangular_in_place(lb.as_ref(), beta.as_mut(), Par::Seq);
+        solve_lower_in_place(lb.as_ref(), beta.as_mut(), Par::Seq);
         Ok(Self { lb, beta: beta.col(0).iter().copied().collect() })
     }
     /// The posterior of the current sites along their current directions (batch EP).
@@ -132,7 +130,7 @@ impl WhitenedPosterior {
     /// Means and variances of `υ_iᵀu` for whitened directions `psi` `[m, n]` (`ψ_i = Lᵀυ_i`).
     pub fn project(&self, psi: MatRef<'_, f64>) -> Projection {
         let mut g = psi.to_owned();
-        solve_lower_triangular_in_place(self.lb.as_ref(), g.as_mut(), Par::Seq);
+        solve_lower_in_place(self.lb.as_ref(), g.as_mut(), Par::Seq);
         let n = g.ncols();
         let t_hat = (0..n).map(|c| g.col(c).iter().zip(&self.beta).map(|(x, b)| x * b).sum()).collect();
         let v_hat = (0..n).map(|c| squared_norm(g.col(c).iter())).collect();
@@ -142,7 +140,7 @@ impl WhitenedPosterior {
     pub(crate) fn whitened_mean(&self) -> Vec<f64> {
         let m = self.beta.len();
         let mut x = Mat::from_fn(m, 1, |r, _| self.beta[r]);
-        solve_upper_triangular_in_place(self.lb.transpose(), x.as_mut(), Par::Seq);
+        solve_upper_in_place(self.lb.transpose(), x.as_mut(), Par::Seq);
         x.col(0).iter().copied().collect()
     }
     /// `μ = L L_B⁻ᵀβ` `[m]` and `R = L L_B⁻ᵀ` `[m, m]` (`Σ = RRᵀ`) in u-space.
@@ -150,7 +148,7 @@ impl WhitenedPosterior {
         let m = self.beta.len();
         // R = L L_B⁻ᵀ  ⇔  Rᵀ = L_B⁻¹ Lᵀ
         let mut rt = l.transpose().to_owned();
-        solve_lower_triangular_in_place(self.lb.as_ref(), rt.as_mut(), Par::Seq);
+        solve_lower_in_place(self.lb.as_ref(), rt.as_mut(), Par::Seq);
         let wm = self.whitened_mean();
         let mu = (0..m).map(|r| (0..m).map(|k| l[(r, k)] * wm[k]).sum()).collect();
         (mu, rt.transpose().to_owned())

@@ -2,7 +2,6 @@
 //! directions and the site sums `S`, `e` in u-space (paper §2.3, "Training using minibatches";
 //! `docs/papers/001-ep-classification.md`, section "Training schedules"). Not a Burn module: it is
 //! data-indexed and never differentiated.
-use faer::linalg::matmul::matmul;
 use faer::{Accum, Mat, MatRef, Par};
 
 use burn::tensor::Tensor;
@@ -11,6 +10,7 @@ use super::model::EpGpClassifier;
 use super::posterior::{EpSites, WhitenedPosterior};
 use crate::error::Result;
 use crate::kernels::Kernel;
+use crate::linalg::host::matmul_into;
 
 /// Site sums in u-space with the directions they were stored with (minibatch mode).
 #[derive(Clone, Debug)]
@@ -33,16 +33,16 @@ impl SiteSums {
     pub fn rebuild(&mut self, sites: &EpSites) {
         let (m, n) = (self.directions.nrows(), self.directions.ncols());
         let scaled = Mat::from_fn(m, n, |r, c| self.directions[(r, c)] * sites.nu[c]);
-        matmul(self.s.as_mut(), Accum::Replace, scaled.as_ref(), self.directions.transpose(), 1.0, Par::Seq);
+        matmul_into(self.s.as_mut(), Accum::Replace, scaled.as_ref(), self.directions.transpose(), 1.0, Par::Seq);
         self.e = (0..m).map(|r| (0..n).map(|c| self.directions[(r, c)] * sites.mu[c]).sum()).collect();
     }
     /// `q` from the sums at the current `L = chol(K_uu)`: `A = LᵀSL`, `Lᵀe`.
     pub fn posterior(&self, l: MatRef<'_, f64>) -> Result<WhitenedPosterior> {
         let m = l.nrows();
         let mut sl = Mat::zeros(m, m);
-        matmul(sl.as_mut(), Accum::Replace, self.s.as_ref(), l, 1.0, Par::Seq);
+        matmul_into(sl.as_mut(), Accum::Replace, self.s.as_ref(), l, 1.0, Par::Seq);
         let mut a = Mat::zeros(m, m);
-        matmul(a.as_mut(), Accum::Replace, l.transpose(), sl.as_ref(), 1.0, Par::Seq);
+        matmul_into(a.as_mut(), Accum::Replace, l.transpose(), sl.as_ref(), 1.0, Par::Seq);
         // symmetrise against round-off
         let a = Mat::from_fn(m, m, |r, c| 0.5 * (a[(r, c)] + a[(c, r)]));
         let lte: Vec<f64> = (0..m).map(|r| (0..m).map(|k| l[(k, r)] * self.e[k]).sum()).collect();

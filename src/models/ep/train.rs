@@ -6,8 +6,6 @@ use std::cell::{Cell, RefCell};
 use burn::module::Module;
 use burn::optim::GradientsParams;
 use burn::tensor::Tensor;
-use faer::linalg::matmul::matmul;
-use faer::linalg::triangular_solve::solve_upper_triangular_in_place;
 use faer::{Accum, Mat, Par};
 
 use super::config::{EpConfig, EpMode};
@@ -19,6 +17,7 @@ use super::shards::{shard_ranges, sharded_frozen, sharded_objective, sharded_pas
 use super::state::EpState;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
+use crate::linalg::host::{matmul_into, solve_upper_in_place};
 use crate::models::{select_rows, ClassPredictive};
 use crate::optim::{Adadelta, SignAdaptive};
 use crate::train::{fit_loop, History, StepIndex, TrainConfig};
@@ -50,7 +49,7 @@ fn cavities(p: &Projection, state: &EpState, idx: &[usize]) -> Vec<Cavity> {
 /// `L⁻ᵀΨ`: the u-space directions `υ_i` as columns.
 fn directions(fitc: &Fitc) -> Mat<f64> {
     let mut u = fitc.psi.clone();
-    solve_upper_triangular_in_place(fitc.l.transpose(), u.as_mut(), Par::Seq);
+    solve_upper_in_place(fitc.l.transpose(), u.as_mut(), Par::Seq);
     u
 }
 
@@ -71,7 +70,7 @@ pub fn minibatch_update(
     let q = sums.posterior(fitc.l.as_ref())?;
     let stored = Mat::from_fn(m, b, |r, k| sums.directions[(r, idx[k])]);
     let mut psi_st = Mat::zeros(m, b);
-    matmul(psi_st.as_mut(), Accum::Replace, fitc.l.transpose(), stored.as_ref(), 1.0, Par::Seq);
+    matmul_into(psi_st.as_mut(), Accum::Replace, fitc.l.transpose(), stored.as_ref(), 1.0, Par::Seq);
     let p = q.project(fitc.psi.as_ref());
     let p_st = q.project(psi_st.as_ref());
     let cav: Vec<Cavity> = (0..b)
@@ -94,8 +93,8 @@ pub fn minibatch_update(
     let sums = state.sums.as_mut().expect("checked above");
     let new_scaled = Mat::from_fn(m, b, |r, k| ups[(r, k)] * state.sites.nu[idx[k]]);
     let old_scaled = Mat::from_fn(m, b, |r, k| stored[(r, k)] * old[k].0);
-    matmul(sums.s.as_mut(), Accum::Add, new_scaled.as_ref(), ups.transpose(), 1.0, Par::Seq);
-    matmul(sums.s.as_mut(), Accum::Add, old_scaled.as_ref(), stored.transpose(), -1.0, Par::Seq);
+    matmul_into(sums.s.as_mut(), Accum::Add, new_scaled.as_ref(), ups.transpose(), 1.0, Par::Seq);
+    matmul_into(sums.s.as_mut(), Accum::Add, old_scaled.as_ref(), stored.transpose(), -1.0, Par::Seq);
     for r in 0..m {
         for k in 0..b {
             sums.e[r] += state.sites.mu[idx[k]] * ups[(r, k)] - old[k].1 * stored[(r, k)];
