@@ -128,13 +128,14 @@ pub fn cholesky_batch(a: &[f64], batch: usize, n: usize) -> Result<(Vec<f64>, Ve
 pub(crate) fn invert_lower_batch(l: &[f64], batch: usize, n: usize) -> Vec<f64> {
     let mut out = Vec::with_capacity(batch * n * n);
     let mut dst = Mat::<f64>::zeros(n, n);
+    let par = par_for(n);
     for b in 0..batch {
         let src = view(&l[b * n * n..(b + 1) * n * n], n, n);
         dst.fill(0.0);
-        faer::linalg::triangular_inverse::invert_lower_triangular(dst.as_mut(), src, par_for(n));
+        faer::linalg::triangular_inverse::invert_lower_triangular(dst.as_mut(), src, par);
         push_row_major(dst.as_ref(), &mut out);
     }
-    clear_after(par_for(n));
+    clear_after(par);
     out
 }
 
@@ -229,9 +230,7 @@ pub fn matmul(a: Operand<'_>, b: Operand<'_>) -> (Vec<f64>, usize, usize) {
     let (n, k, m) = (lhs.nrows(), lhs.ncols(), rhs.ncols());
     let par = if n * k * m >= 1 << 24 { Par::rayon(0) } else { Par::Seq };
     let mut out = vec![0.0; n * m];
-    let dst = faer::MatMut::from_row_major_slice_mut(&mut out, n, m);
-    faer::linalg::matmul::matmul(dst, Replace, lhs, rhs, 1.0, par);
-    clear_after(par);
+    matmul_into(faer::MatMut::from_row_major_slice_mut(&mut out, n, m), Replace, lhs, rhs, 1.0, par);
     (out, n, m)
 }
 
