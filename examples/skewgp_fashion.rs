@@ -24,9 +24,12 @@
 //! `--qmc-points` × `--qmc-shifts` lattice points per block, the 4 phase patterns screened for
 //! `--phase-screen` epochs; pseudo-points started at 2 random training images, as in the paper), then predicts by
 //! route B from `--samples` lin-ess draws (32 chains, `--burn-in` steps each, started at GHK draws
-//! unless `--chain-start dispersed`). GP-EP trains by the EP classifier's batch SEP schedule
-//! (`--ep-iterations` steps) with its inducing inputs fixed at all training images (full EP,
-//! `--ep-inducing 0`) or at `--ep-inducing M` training images drawn at random (FITC-EP, cheaper).
+//! unless `--chain-start dispersed`). GP-EP trains by the batch SEP schedule (`--ep-iterations`
+//! steps of one damped parallel EP pass and one sign-adaptive kernel step): by default without
+//! inducing points (`--ep-inducing 0`: full EP, `FullEpClassifier`, `O(n³)` a step, jitter 1e-6),
+//! or as the sparse EP classifier with `--ep-inducing M` training images drawn at random as
+//! fixed inducing inputs (FITC-EP, cheaper; `M` = `--train` takes all of them, the full-EP
+//! stand-in used before 2026-11-30).
 //! Times are wall-clock seconds for hyperparameter training, posterior and test prediction.
 //!
 //! Decision standard deviation (the paper's "standard deviation of the predictions"): with
@@ -50,7 +53,11 @@
 //! accuracies in that order, `nll_*` their test negative log predictive probabilities (nats per
 //! image), `error_auc_*` the ROC area of the decision standard deviation as a score for the misclassified test images,
 //! `ovr_acc_*` the one-vs-rest 10-class test accuracy (null unless all 10 classes ran), and
-//! `time_*_s` the total seconds over the run classes.
+//! `time_*_s` the total seconds over the run classes. A `--merge` of lines of one method only
+//! reports that method alone; its `--json` line has exactly the keys
+//! `{"example":"skewgp_fashion","method":…,"kernel":…,"train":…,"test":…,"classes":…,"acc":[…],"nll":[…],"error_auc":[…],"errors":[…],"ovr_acc":…,"time_s":…,"hist_fig_class":[…],"hist_pooled":[…]}`:
+//! `method` is `"skew2"` or `"gpep"`, `errors` the misclassified test images per class, and
+//! `hist_*` the counts of their decision std in 10 bins over `[0, 0.5]` (`--fig-class` and pooled).
 mod common;
 #[path = "common/skew.rs"]
 #[allow(dead_code)]
@@ -67,6 +74,7 @@ use burn_gp::data::{data_root, load_mnist, MnistVariant, Subset};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, ArcSine, Kernel, Rbf};
 use burn_gp::metrics::{self, binary_probs};
+use burn_gp::models::FullEpClassifier;
 use burn_gp::special::norm_cdf;
 use burn_gp::tensors::matrix;
 use burn_gp::train::History;
@@ -169,7 +177,7 @@ struct Args {
     /// paper's "NN" columns of Table 1).
     #[arg(long, value_enum, default_value_t = KernelChoice::Rbf)]
     kernel: KernelChoice,
-    /// GP-EP inducing inputs: 0 = all training images (full EP), M > 0 = M random training images.
+    /// GP-EP inducing inputs: 0 = none (full EP), M > 0 = M random training images (FITC-EP).
     #[arg(long, default_value_t = 0)]
     ep_inducing: usize,
     /// The class whose histogram is written besides the pooled one (Fig. 11: 8, "Bag").
@@ -316,7 +324,14 @@ fn run(args: Args) -> Result<()> {
             return Ok(());
         }
     } else {
-        results = read_saved(&args)?;
+        let lines = read_saved(&args)?;
+        if let Some(first) = lines.first().filter(|f| lines.iter().all(|l| l.method == f.method)) {
+            return report_one_method(&args, &split, first.method, &lines);
+        }
+        results = pair_lines(lines)?;
+        if results.is_empty() {
+            return Err(Error::invalid("merge", "no class has lines of both methods in the given files"));
+        }
     }
     println!("| class | name | test positives | acc SkewGP2 | acc GP-EP | NLL SkewGP2 | NLL GP-EP | errors SkewGP2 | errors GP-EP | median std of errors SkewGP2 | median std of errors GP-EP | error AUC of std SkewGP2 | error AUC of std GP-EP | time SkewGP2 (s) | time GP-EP (s) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
@@ -339,8 +354,11 @@ fn run(args: Args) -> Result<()> {
         (per_class(MethodResult::nll, |r| &r.skew2)?, per_class(MethodResult::nll, |r| &r.gpep)?);
     let (auc_skew2, auc_gpep) =
         (per_class(MethodResult::error_auc, |r| &r.skew2)?, per_class(MethodResult::error_auc, |r| &r.gpep)?);
-    let ovr_skew2 = one_vs_rest_accuracy(&results, &split.labels_test, |r| &r.skew2);
-    let ovr_gpep = one_vs_rest_accuracy(&results, &split.labels_test, |r| &r.gpep);
+    let probs = |pick: fn(&ClassResult) -> &MethodResult| -> Vec<(usize, &[f64])> {
+        results.iter().map(|r| (r.class, &pick(r).prob[..])).collect()
+    };
+    let ovr_skew2 = one_vs_rest_accuracy(&probs(|r| &r.skew2), &split.labels_test);
+    let ovr_gpep = one_vs_rest_accuracy(&probs(|r| &r.gpep), &split.labels_test);
     let time_skew2: f64 = results.iter().map(|r| r.skew2.seconds).sum();
     let time_gpep: f64 = results.iter().map(|r| r.gpep.seconds).sum();
     let pooled_skew2: Vec<f64> = results.iter().flat_map(|r| r.skew2.misclassified_std(&y_of(r.class))).collect();
@@ -501,9 +519,20 @@ fn run_method<K: Kernel>(
             history: fit.history,
         });
     }
-    let inducing = ep_inducing(args, split, seed, &train_dev)?;
-    let ep = args.skew.fit_ep(kernel(&train_dev)?, inducing, &x, &classes, seed, progress)?;
-    let (mean, var) = ep.predict_latent(&Tensor::from_data(x_test.to_data(), &train_dev))?;
+    let x_test = Tensor::from_data(x_test.to_data(), &train_dev);
+    let ((mean, var), history) = if args.ep_inducing == 0 {
+        // the same schedule as the sparse GP-EP; the jitter as its initial σ0²
+        let ep = FullEpClassifier::new(kernel(&train_dev)?, 1e-6)?.fit(
+            &x,
+            &classes,
+            &args.skew.ep_config(seed, progress),
+        )?;
+        (ep.predict_latent(&x_test)?, ep.history)
+    } else {
+        let inducing = ep_inducing(args, split, seed, &train_dev)?;
+        let ep = args.skew.fit_ep(kernel(&train_dev)?, inducing, &x, &classes, seed, progress)?;
+        (ep.predict_latent(&x_test)?, ep.history)
+    };
     let prob = mean.iter().zip(&var).map(|(mu, v)| norm_cdf(mu / (1.0 + v).sqrt())).collect();
     let decision_std = mean
         .iter()
@@ -517,7 +546,7 @@ fn run_method<K: Kernel>(
     if !args.opts.json {
         eprintln!("class {class} GP-EP: {seconds:.1} s");
     }
-    Ok(MethodResult { prob, decision_std, seconds, history: ep.history })
+    Ok(MethodResult { prob, decision_std, seconds, history })
 }
 
 /// Pairs each class's SkewGP2 and GP-EP lines (in class order); classes with only one are left
@@ -547,8 +576,8 @@ fn append_line(path: &Path, line: &SavedLine) -> Result<()> {
     writeln!(f, "{line}").map_err(io)
 }
 
-/// The lines of the `--merge` files, checked against this run's sizes and seed, paired by class.
-fn read_saved(args: &Args) -> Result<Vec<ClassResult>> {
+/// The lines of the `--merge` files, checked against this run's sizes and seed.
+fn read_saved(args: &Args) -> Result<Vec<SavedLine>> {
     let mut lines: Vec<SavedLine> = Vec::new();
     for path in &args.merge {
         let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.clone(), source })?;
@@ -583,17 +612,14 @@ fn read_saved(args: &Args) -> Result<Vec<ClassResult>> {
             lines.push(r);
         }
     }
-    let results = pair_lines(lines)?;
-    if results.is_empty() {
-        return Err(Error::invalid("merge", "no class has lines of both methods in the given files"));
-    }
-    Ok(results)
+    Ok(lines)
 }
 
-/// GP-EP's fixed inducing inputs: all training images, or `--ep-inducing` of them at random.
+/// FITC-EP's fixed inducing inputs: `--ep-inducing` training images at random (all of them when
+/// it equals `--train`).
 fn ep_inducing(args: &Args, split: &Split, seed: u64, device: &burn::tensor::Device) -> Result<InducingPoints> {
     let (n, d) = (split.labels_train.len(), split.d);
-    if args.ep_inducing == 0 || args.ep_inducing == n {
+    if args.ep_inducing == n {
         return InducingPoints::new(&split.x_train, n, d, device);
     }
     let mut rows: Vec<usize> = (0..n).collect();
@@ -603,18 +629,14 @@ fn ep_inducing(args: &Args, split: &Split, seed: u64, device: &burn::tensor::Dev
     InducingPoints::new(&z, args.ep_inducing, d, device)
 }
 
-/// One-vs-rest 10-class accuracy: the class with the largest `p(y = 1)`; `None` unless every
-/// class ran.
-fn one_vs_rest_accuracy(
-    results: &[ClassResult],
-    labels: &[usize],
-    pick: fn(&ClassResult) -> &MethodResult,
-) -> Option<f64> {
+/// One-vs-rest 10-class accuracy from each class's `p(y = 1)` (`(class, probabilities)` pairs):
+/// the class with the largest; `None` unless every class ran.
+fn one_vs_rest_accuracy(class_probs: &[(usize, &[f64])], labels: &[usize]) -> Option<f64> {
     let mut prob = vec![None; CLASS_NAMES.len()];
-    for r in results {
-        prob[r.class] = Some(&pick(r).prob);
+    for &(class, p) in class_probs {
+        prob[class] = Some(p);
     }
-    let prob: Vec<&Vec<f64>> = prob.into_iter().collect::<Option<_>>()?;
+    let prob: Vec<&[f64]> = prob.into_iter().collect::<Option<_>>()?;
     let hits = (0..labels.len())
         .filter(|&i| {
             let best = (0..prob.len()).max_by(|&a, &b| prob[a][i].total_cmp(&prob[b][i])).unwrap_or(0);
@@ -622,6 +644,100 @@ fn one_vs_rest_accuracy(
         })
         .count();
     Some(hits as f64 / labels.len().max(1) as f64)
+}
+
+/// Reports `--merge` lines that are all of one method (each class at most once): per class its
+/// accuracy, NLL, errors, the median decision std of the errors, their error AUC and time; then
+/// the means, the one-vs-rest accuracy (all 10 classes) and the histograms of the errors' decision
+/// std (`--fig-class` and pooled); with `--json` one line of the keys in the module documentation.
+fn report_one_method(args: &Args, split: &Split, method: Method, lines: &[SavedLine]) -> Result<()> {
+    let mut seen = [false; 10];
+    for l in lines {
+        if std::mem::replace(&mut seen[l.class], true) {
+            return Err(Error::invalid("merge", format!("class {} {method:?} given twice", l.class)));
+        }
+    }
+    let name = match method {
+        Method::Skew2 => "SkewGP2",
+        Method::Gpep => "GP-EP",
+    };
+    println!("| class | name | test positives | acc {name} | NLL {name} | errors | median std of errors | error AUC of std | time (s) |");
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let (mut acc, mut nll, mut auc, mut errors) = (vec![], vec![], vec![], vec![]);
+    let (mut fig, mut pooled) = (vec![], vec![]);
+    for l in lines {
+        let (r, y) = (&l.result, binary_labels(&split.labels_test, l.class));
+        let err = r.misclassified_std(&y);
+        acc.push(r.accuracy(&y));
+        nll.push(r.nll(&y)?);
+        auc.push(r.error_auc(&y)?);
+        errors.push(err.len());
+        println!(
+            "| {} | {} | {} | {:.4} | {:.4} | {} | {:.4} | {:.3} | {:.1} |",
+            l.class,
+            CLASS_NAMES[l.class],
+            y.iter().filter(|v| **v > 0.5).count(),
+            acc[acc.len() - 1],
+            nll[nll.len() - 1],
+            err.len(),
+            median(&err),
+            auc[auc.len() - 1],
+            r.seconds
+        );
+        if l.class == args.fig_class {
+            fig = err.clone();
+        }
+        pooled.extend(err);
+    }
+    let probs: Vec<(usize, &[f64])> = lines.iter().map(|l| (l.class, &l.result.prob[..])).collect();
+    let ovr = one_vs_rest_accuracy(&probs, &split.labels_test);
+    let time: f64 = lines.iter().map(|l| l.result.seconds).sum();
+    let (hist_fig, hist_pooled) = (histogram(&fig), histogram(&pooled));
+    println!();
+    common::print_table(
+        &format!(
+            "Fashion-MNIST, {} train / {} test, {name} on {} one-vs-rest problems",
+            args.train,
+            args.test,
+            lines.len()
+        ),
+        &[
+            ("mean binary accuracy", format!("{:.4}", mean(&acc))),
+            ("mean test NLL (nats)", format!("{:.4}", mean(&nll))),
+            ("mean error AUC of the decision std", format!("{:.4}", mean(&auc))),
+            ("errors (all classes)", errors.iter().sum::<usize>().to_string()),
+            ("one-vs-rest accuracy", ovr.map_or("n/a (needs all 10 classes)".into(), |v| format!("{v:.4}"))),
+            ("time (s, all classes)", format!("{time:.1}")),
+            (
+                &format!("decision std of errors, class {}, 10 bins over [0, 0.5]", args.fig_class),
+                format!("{hist_fig:?}"),
+            ),
+            ("decision std of errors, pooled, 10 bins over [0, 0.5]", format!("{hist_pooled:?}")),
+        ],
+    );
+    if args.opts.json {
+        let classes: Vec<usize> = lines.iter().map(|l| l.class).collect();
+        println!(
+            "{}",
+            json!({
+                "example": "skewgp_fashion",
+                "method": method,
+                "kernel": args.kernel,
+                "train": args.train,
+                "test": args.test,
+                "classes": classes,
+                "acc": acc,
+                "nll": nll,
+                "error_auc": auc,
+                "errors": errors,
+                "ovr_acc": ovr,
+                "time_s": time,
+                "hist_fig_class": hist_fig,
+                "hist_pooled": hist_pooled,
+            })
+        );
+    }
+    Ok(())
 }
 
 /// Prints a class's markdown row.

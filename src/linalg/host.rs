@@ -139,6 +139,24 @@ pub(crate) fn invert_lower_batch(l: &[f64], batch: usize, n: usize) -> Vec<f64> 
     out
 }
 
+/// `(LLᵀ)⁻¹ = L⁻ᵀL⁻¹` for one lower-triangular `L` (full symmetric result): the triangular inverse,
+/// then the upper × lower product formed in its lower half only, about `n³/3` flops in all.
+pub(crate) fn inverse_from_cholesky(l: MatRef<'_, f64>) -> Mat<f64> {
+    let n = l.nrows();
+    let par = par_for(n);
+    let mut w = Mat::<f64>::zeros(n, n);
+    faer::linalg::triangular_inverse::invert_lower_triangular(w.as_mut(), l, par);
+    let mut out = Mat::<f64>::zeros(n, n);
+    tri::matmul(out.as_mut(), Lower, Replace, w.transpose(), Upper, w.as_ref(), Lower, 1.0, par);
+    clear_after(par);
+    for i in 0..n {
+        for j in i + 1..n {
+            out[(i, j)] = out[(j, i)];
+        }
+    }
+    out
+}
+
 /// Solves `op(L) X = B`, or `X op(L) = B` if `right`, for each lower-triangular n×n `L` of a
 /// batch and its `rows × cols` right-hand side `B` (row-major in and out), where `op(L) = Lᵀ` if
 /// `transpose`: faer's blocked triangular solve, half the flops of forming `L⁻¹` and multiplying.
@@ -346,6 +364,24 @@ mod tests {
                 let r: f64 = (0..n).map(|k| v[i * n + k] * l[k * n + j]).sum();
                 let e = if i == j { 1.0 } else { 0.0 };
                 assert!((r - e).abs() < 1e-12, "{i},{j}: {r}");
+            }
+        }
+    }
+
+    #[test]
+    fn inverse_from_cholesky_inverts_the_product() {
+        // 200 rows: above `par_for`'s threshold too, so the pooled kernels run
+        for n in [5, 200] {
+            let a = spd(n, 11);
+            let l = cholesky_lower(&a, n).unwrap();
+            let inv = inverse_from_cholesky(l.as_ref());
+            for i in 0..n {
+                for j in 0..n {
+                    let r: f64 = (0..n).map(|k| inv[(i, k)] * a[k * n + j]).sum();
+                    let e = if i == j { 1.0 } else { 0.0 };
+                    assert!((r - e).abs() < 1e-9, "n {n}, {i},{j}: {r}");
+                    assert_eq!(inv[(i, j)], inv[(j, i)]);
+                }
             }
         }
     }

@@ -7,6 +7,7 @@ mod class_predictive;
 pub mod decoupled;
 pub mod deep_gp;
 pub mod ep;
+pub mod full_ep;
 mod gaussian_predictive;
 pub mod gpr;
 pub(crate) mod placement;
@@ -24,6 +25,7 @@ pub use class_predictive::{entropy, probit_probabilities, variation_ratio_from_c
 pub use decoupled::{fit_decoupled, DecoupledGp, DecoupledGpConfig, Odvff, Odvgp};
 pub use deep_gp::{DeepGp, DeepGpConfig, DeepGpLayer};
 pub use ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
+pub use full_ep::{FullEpClassifier, FullEpFit};
 pub use gaussian_predictive::GaussianPredictive;
 pub use gpr::ExactGpr;
 pub use sgpr::Sgpr;

@@ -13,10 +13,10 @@ use crate::kernels::Kernel;
 use crate::likelihoods::{Gaussian, Likelihood};
 use crate::models::decoupled::InitialCovariance;
 use crate::models::deep_gp::{DeepGpBlock, DeepGpLayer, LayerValues, MomentLinear};
-use crate::models::ep::{EpState, WhitenedPosterior};
+use crate::models::ep::{EpSites, EpState, WhitenedPosterior};
 use crate::models::{
-    DecoupledGp, DecoupledGpConfig, DeepGp, EpFit, EpGpClassifier, ExactGpr, OneVsRestBsvm, Sgpr, SkewGp,
-    SkewGpPosterior, Svgp, SvgpConfig,
+    DecoupledGp, DecoupledGpConfig, DeepGp, EpFit, EpGpClassifier, ExactGpr, FullEpClassifier, FullEpFit,
+    OneVsRestBsvm, Sgpr, SkewGp, SkewGpPosterior, Svgp, SvgpConfig,
 };
 use crate::tensors::{matrix, to_vec};
 use crate::train::History;
@@ -232,6 +232,56 @@ impl<K: Kernel + Blueprint> Blueprint for SkewGp<K> {
         let pseudo = vec![0.0; checked_cells(&[s, p])?];
         let kernel = K::rebuild(&spec.parts[0], device)?;
         SkewGp::new(kernel, &pseudo, &spec.values[..s], &vec![0.0; s], spec.values[s], device)
+    }
+}
+
+impl<K: Kernel + Blueprint> Blueprint for FullEpClassifier<K> {
+    /// `FullEpClassifier` with its jitter and kernel.
+    fn describe(&self) -> Spec {
+        Spec::new("FullEpClassifier").values(&[self.jitter]).part(self.kernel.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("FullEpClassifier", Some(0), Some(1), Some(1))?;
+        FullEpClassifier::new(K::rebuild(&spec.parts[0], device)?, spec.values[0])
+    }
+}
+
+impl<K: Kernel + Blueprint> SavedModel for FullEpFit<K> {
+    /// Writes the classifier, the training inputs, the sites and `log Z_EP`; loading rebuilds the
+    /// posterior from them (the same arithmetic, so the same bits). The training history is not
+    /// kept.
+    fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        let [n, d] = self.x.dims();
+        let values: Vec<f64> = to_vec(self.x.clone())
+            .into_iter()
+            .chain(self.sites.nu.iter().copied())
+            .chain(self.sites.mu.iter().copied())
+            .chain([self.log_marginal_likelihood, self.skipped as f64])
+            .collect();
+        let spec = Spec::new("FullEpFit").sizes(&[n, d]).values(&values).part(self.model.describe());
+        file::write(path.as_ref(), &spec, self.model.clone())
+    }
+    fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
+        let path = path.as_ref();
+        let (spec, record) = file::read(path)?;
+        let skeleton = || -> Result<_> {
+            spec.expect("FullEpFit", Some(2), None, Some(1))?;
+            let (n, d) = (spec.sizes[0], spec.sizes[1]);
+            let want = checked_cells(&[n, d])?.checked_add(2 * n + 2);
+            if want != Some(spec.values.len()) {
+                return Err(Error::shape("FullEpFit values (x, ν̃, μ̃, log Z, skipped)", want, spec.values.len()));
+            }
+            Ok((FullEpClassifier::<K>::rebuild(&spec.parts[0], device)?, n, d))
+        };
+        let (model, n, d) = skeleton().map_err(|e| file::mismatch(path, e))?;
+        let model = file::fill(path, model, record)?;
+        let v = &spec.values;
+        let x = matrix(v[..n * d].to_vec(), n, d, device)?;
+        let rest = &v[n * d..];
+        let sites = EpSites { nu: rest[..n].to_vec(), mu: rest[n..2 * n].to_vec() };
+        let mut fit = FullEpFit::from_sites(model, x, sites, rest[2 * n]).map_err(|e| file::mismatch(path, e))?;
+        fit.skipped = rest[2 * n + 1] as usize;
+        Ok(fit)
     }
 }
 

@@ -122,31 +122,6 @@ fn t5_gradient_at_convergence_is_golden() {
     }
 }
 
-/// Dense inverse and log-determinant of a small SPD matrix (Gauss–Jordan; test reference only).
-fn inverse_logdet(a: &[f64], m: usize) -> (Vec<f64>, f64) {
-    let mut w = a.to_vec();
-    let mut inv: Vec<f64> = (0..m * m).map(|k| if k / m == k % m { 1.0 } else { 0.0 }).collect();
-    let mut logdet = 0.0;
-    for col in 0..m {
-        let piv = w[col * m + col];
-        logdet += piv.ln();
-        for j in 0..m {
-            w[col * m + j] /= piv;
-            inv[col * m + j] /= piv;
-        }
-        for r in 0..m {
-            if r != col {
-                let f = w[r * m + col];
-                for j in 0..m {
-                    w[r * m + j] -= f * w[col * m + j];
-                    inv[r * m + j] -= f * inv[col * m + j];
-                }
-            }
-        }
-    }
-    (inv, logdet)
-}
-
 /// `g(θ) = ½ log|Σ| + ½ μᵀΣ⁻¹μ` (the (m/2) log 2π cancels) from natural parameters `P = Σ⁻¹`, `h = Σ⁻¹μ`.
 fn log_normaliser(p: &[f64], h: &[f64], m: usize) -> (f64, Vec<f64>, Vec<f64>) {
     let (sigma, logdet_p) = inverse_logdet(p, m);
@@ -239,17 +214,9 @@ fn t7_inducing_points_at_the_data_reduce_to_full_gp_ep() {
     let k = |a: f64, b: f64| 2.0 * (-(a - b) * (a - b) / 0.4).exp();
     let kff: Vec<f64> = (0..400).map(|i| k(x[i / 20], x[i % 20])).collect();
     let (tau, nu) = full_ep(&kff, &y);
-    let (kinv, _) = inverse_logdet(&kff, 20);
-    let prec: Vec<f64> = (0..400).map(|i| kinv[i] + if i / 20 == i % 20 { tau[i / 20] } else { 0.0 }).collect();
-    let (sigma, _) = inverse_logdet(&prec, 20);
-    let mu: Vec<f64> = (0..20).map(|r| (0..20).map(|c| sigma[r * 20 + c] * nu[c]).sum()).collect();
     for (j, &xj) in xs.iter().enumerate() {
-        // a = K⁻¹k*: m* = aᵀμ, s* = k** − k*ᵀa + aᵀΣa
         let ks: Vec<f64> = x.iter().map(|&xi| k(xi, xj)).collect();
-        let a: Vec<f64> = (0..20).map(|r| (0..20).map(|c| kinv[r * 20 + c] * ks[c]).sum()).collect();
-        let dot = |u: &[f64], v: &[f64]| u.iter().zip(v).map(|(p, q)| p * q).sum::<f64>();
-        let sa: Vec<f64> = (0..20).map(|r| (0..20).map(|c| sigma[r * 20 + c] * a[c]).sum()).collect();
-        let (m, v) = (dot(&a, &mu), 2.0 - dot(&ks, &a) + dot(&a, &sa));
+        let (m, v) = full_gp_predict(&kff, &tau, &nu, &ks, 2.0);
         let p_full = burn_gp::special::norm_cdf(m / (1.0 + v).sqrt());
         eprintln!("T7: x* = {xj}: |p_SEP − p_full| = {:.1e}", (p_sep[j] - p_full).abs());
         assert!((p_sep[j] - p_full).abs() < 1e-6, "x* = {xj}: SEP {} vs full-GP EP {p_full}", p_sep[j]);
@@ -490,41 +457,6 @@ fn bad_input_gives_typed_errors() {
     assert!(matches!(r, Err(Error::InvalidArgument { .. })));
 }
 
-/// Standard sequential EP (Rasmussen & Williams, Alg. 3.5) for the probit likelihood on the n-dim
-/// prior `N(0, prior)`: site precisions `τ` and precision-means `ν`, to convergence.
-fn full_ep(prior: &[f64], y: &[f64]) -> (Vec<f64>, Vec<f64>) {
-    let n = y.len();
-    let (mut tau, mut nu) = (vec![0.0; n], vec![0.0; n]);
-    let posterior = |tau: &[f64], nu: &[f64]| {
-        // Σ = (K⁻¹ + diag τ)⁻¹, μ = Σν
-        let (kinv, _) = inverse_logdet(prior, n);
-        let p: Vec<f64> = (0..n * n).map(|k| kinv[k] + if k / n == k % n { tau[k / n] } else { 0.0 }).collect();
-        let (sigma, _) = inverse_logdet(&p, n);
-        let mu: Vec<f64> = (0..n).map(|r| (0..n).map(|c| sigma[r * n + c] * nu[c]).sum()).collect();
-        (sigma, mu)
-    };
-    for _sweep in 0..200 {
-        let mut change: f64 = 0.0;
-        for i in 0..n {
-            let (sigma, mu) = posterior(&tau, &nu);
-            let (tau_c, nu_c) = (1.0 / sigma[i * n + i] - tau[i], mu[i] / sigma[i * n + i] - nu[i]);
-            let (m_c, v_c) = (nu_c / tau_c, 1.0 / tau_c);
-            let z = y[i] * m_c / (1.0 + v_c).sqrt();
-            let (lambda, gap) = mills_and_gap(z);
-            let m_hat = m_c + y[i] * v_c * lambda / (1.0 + v_c).sqrt();
-            let v_hat = v_c - v_c * v_c * lambda * gap / (1.0 + v_c);
-            let (t_new, n_new) = (1.0 / v_hat - tau_c, m_hat / v_hat - nu_c);
-            change = change.max((t_new - tau[i]).abs()).max((n_new - nu[i]).abs());
-            tau[i] = t_new;
-            nu[i] = n_new;
-        }
-        if change < 1e-13 {
-            break;
-        }
-    }
-    (tau, nu)
-}
-
 #[test]
 fn t6_sites_map_to_full_ep_on_the_fitc_prior() {
     let dev = device();
@@ -553,19 +485,7 @@ fn t6_sites_map_to_full_ep_on_the_fitc_prior() {
             })
             .collect();
         let (tau, nu) = full_ep(&prior, &y);
-        // full EP's log Z: g(q) − g(prior) + Σ log s̃_i with its own n-dim posterior and 1-D cavities
-        let (kinv, logdet_k) = inverse_logdet(&prior, n);
-        let prec: Vec<f64> = (0..n * n).map(|k| kinv[k] + if k / n == k % n { tau[k / n] } else { 0.0 }).collect();
-        let (sigma, logdet_p) = inverse_logdet(&prec, n);
-        let mean: Vec<f64> = (0..n).map(|r| (0..n).map(|c| sigma[r * n + c] * nu[c]).sum()).collect();
-        let mut full_lz =
-            -0.5 * logdet_p - 0.5 * logdet_k + 0.5 * mean.iter().zip(&nu).map(|(a, b)| a * b).sum::<f64>();
-        for i in 0..n {
-            let var_cav = 1.0 / (1.0 / sigma[i * n + i] - tau[i]);
-            let mean_cav = var_cav * (mean[i] / sigma[i * n + i] - nu[i]);
-            let log_zi = burn_gp::special::log_ndtr(y[i] * mean_cav / (1.0 + var_cav).sqrt());
-            full_lz += burn_gp::models::ep::log_site_scale(log_zi, tau[i], nu[i], mean_cav, var_cav);
-        }
+        let full_lz = full_ep_log_z(&prior, &y, &tau, &nu);
         let sep_lz = log_z_q(&fitc, &y, &sites).unwrap();
         eprintln!("T6 n = {n}: full EP log Z {full_lz}, SEP {sep_lz}");
         assert!((full_lz - sep_lz).abs() < 1e-8, "n = {n}: full EP log Z {full_lz} vs SEP {sep_lz}");

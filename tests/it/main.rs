@@ -19,6 +19,7 @@ mod deep_gp;
 mod ep_classifier;
 mod ep_training;
 mod example_helpers;
+mod full_ep;
 mod kernels;
 #[cfg(feature = "learner")]
 mod learner;

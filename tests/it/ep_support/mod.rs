@@ -4,7 +4,9 @@
 use burn::tensor::{Device, Gradients, Tensor, TensorData};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
-use burn_gp::models::ep::{cavity, frozen_posterior, run_ep, EpGpClassifier, EpSites, Fitc, WhitenedPosterior};
+use burn_gp::models::ep::{
+    cavity, frozen_posterior, mills_and_gap, run_ep, EpGpClassifier, EpSites, Fitc, WhitenedPosterior,
+};
 
 use crate::common::{host, uniform};
 
@@ -159,4 +161,96 @@ pub fn fixed_site_gradient(
 #[allow(dead_code)]
 pub fn classes(y: &[f64]) -> Vec<usize> {
     y.iter().map(|&v| usize::from(v > 0.0)).collect()
+}
+
+/// Dense inverse and log-determinant of a small SPD matrix (Gauss–Jordan; test reference only).
+pub fn inverse_logdet(a: &[f64], m: usize) -> (Vec<f64>, f64) {
+    let mut w = a.to_vec();
+    let mut inv: Vec<f64> = (0..m * m).map(|k| if k / m == k % m { 1.0 } else { 0.0 }).collect();
+    let mut logdet = 0.0;
+    for col in 0..m {
+        let piv = w[col * m + col];
+        logdet += piv.ln();
+        for j in 0..m {
+            w[col * m + j] /= piv;
+            inv[col * m + j] /= piv;
+        }
+        for r in 0..m {
+            if r != col {
+                let f = w[r * m + col];
+                for j in 0..m {
+                    w[r * m + j] -= f * w[col * m + j];
+                    inv[r * m + j] -= f * inv[col * m + j];
+                }
+            }
+        }
+    }
+    (inv, logdet)
+}
+
+/// Standard sequential EP (Rasmussen & Williams, Alg. 3.5) for the probit likelihood on the n-dim
+/// prior `N(0, prior)`: site precisions `τ` and precision-means `ν`, to convergence.
+pub fn full_ep(prior: &[f64], y: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let n = y.len();
+    let (mut tau, mut nu) = (vec![0.0; n], vec![0.0; n]);
+    let posterior = |tau: &[f64], nu: &[f64]| {
+        // Σ = (K⁻¹ + diag τ)⁻¹, μ = Σν
+        let (kinv, _) = inverse_logdet(prior, n);
+        let p: Vec<f64> = (0..n * n).map(|k| kinv[k] + if k / n == k % n { tau[k / n] } else { 0.0 }).collect();
+        let (sigma, _) = inverse_logdet(&p, n);
+        let mu: Vec<f64> = (0..n).map(|r| (0..n).map(|c| sigma[r * n + c] * nu[c]).sum()).collect();
+        (sigma, mu)
+    };
+    for _sweep in 0..200 {
+        let mut change: f64 = 0.0;
+        for i in 0..n {
+            let (sigma, mu) = posterior(&tau, &nu);
+            let (tau_c, nu_c) = (1.0 / sigma[i * n + i] - tau[i], mu[i] / sigma[i * n + i] - nu[i]);
+            let (m_c, v_c) = (nu_c / tau_c, 1.0 / tau_c);
+            let z = y[i] * m_c / (1.0 + v_c).sqrt();
+            let (lambda, gap) = mills_and_gap(z);
+            let m_hat = m_c + y[i] * v_c * lambda / (1.0 + v_c).sqrt();
+            let v_hat = v_c - v_c * v_c * lambda * gap / (1.0 + v_c);
+            let (t_new, n_new) = (1.0 / v_hat - tau_c, m_hat / v_hat - nu_c);
+            change = change.max((t_new - tau[i]).abs()).max((n_new - nu[i]).abs());
+            tau[i] = t_new;
+            nu[i] = n_new;
+        }
+        if change < 1e-13 {
+            break;
+        }
+    }
+    (tau, nu)
+}
+
+/// Full-GP EP's latent predictive at one test point by dense algebra (R&W eqs. 3.60–3.61): prior
+/// `kff` `[n, n]`, sites `τ`, `ν`, cross-covariances `ks` `[n]` and prior variance `kss`:
+/// with `a = K⁻¹k*`, `m* = aᵀμ`, `s* = k** − k*ᵀa + aᵀΣa`.
+pub fn full_gp_predict(kff: &[f64], tau: &[f64], nu: &[f64], ks: &[f64], kss: f64) -> (f64, f64) {
+    let n = tau.len();
+    let (kinv, _) = inverse_logdet(kff, n);
+    let prec: Vec<f64> = (0..n * n).map(|i| kinv[i] + if i / n == i % n { tau[i / n] } else { 0.0 }).collect();
+    let (sigma, _) = inverse_logdet(&prec, n);
+    let mv = |m: &[f64], v: &[f64]| -> Vec<f64> { (0..n).map(|r| (0..n).map(|c| m[r * n + c] * v[c]).sum()).collect() };
+    let dot = |u: &[f64], v: &[f64]| u.iter().zip(v).map(|(p, q)| p * q).sum::<f64>();
+    let (mu, a) = (mv(&sigma, nu), mv(&kinv, ks));
+    (dot(&a, &mu), kss - dot(ks, &a) + dot(&a, &mv(&sigma, &a)))
+}
+
+/// Full-GP EP's `log Z` by dense algebra: `g(q) − g(prior) + Σ log s̃_i` with the n-dim posterior of
+/// the sites `τ`, `ν` on the prior `N(0, prior)` and its 1-D cavities.
+pub fn full_ep_log_z(prior: &[f64], y: &[f64], tau: &[f64], nu: &[f64]) -> f64 {
+    let n = y.len();
+    let (kinv, logdet_k) = inverse_logdet(prior, n);
+    let prec: Vec<f64> = (0..n * n).map(|k| kinv[k] + if k / n == k % n { tau[k / n] } else { 0.0 }).collect();
+    let (sigma, logdet_p) = inverse_logdet(&prec, n);
+    let mean: Vec<f64> = (0..n).map(|r| (0..n).map(|c| sigma[r * n + c] * nu[c]).sum()).collect();
+    let mut full_lz = -0.5 * logdet_p - 0.5 * logdet_k + 0.5 * mean.iter().zip(nu).map(|(a, b)| a * b).sum::<f64>();
+    for i in 0..n {
+        let var_cav = 1.0 / (1.0 / sigma[i * n + i] - tau[i]);
+        let mean_cav = var_cav * (mean[i] / sigma[i * n + i] - nu[i]);
+        let log_zi = burn_gp::special::log_ndtr(y[i] * mean_cav / (1.0 + var_cav).sqrt());
+        full_lz += burn_gp::models::ep::log_site_scale(log_zi, tau[i], nu[i], mean_cav, var_cav);
+    }
+    full_lz
 }

@@ -1,0 +1,71 @@
+//! [`FullEpClassifier`]: a GP binary classifier (probit) whose posterior over all training latents
+//! is found by expectation propagation, one site per point (Rasmussen & Williams 2006, §3.6): the
+//! "GP-EP" baseline of the skew GP paper, without inducing points.
+use burn::module::Module;
+use burn::tensor::{Tensor, TensorData};
+use faer::MatRef;
+
+use super::posterior::FullEpPosterior;
+use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+use crate::models::ep::EpSites;
+use crate::tensors::to_vec;
+
+/// A full-EP GP classifier: latent `f ~ GP(0, k)` with `jitter` added to the training covariance
+/// `K`, `p(y = ±1 | f) = Φ(y f)`. The model holds the trainable kernel; the sites and the
+/// training inputs live in the fit ([`super::FullEpFit`]). Every step costs `O(n³)`: for
+/// thousands of points use [`crate::models::EpGpClassifier`] with inducing points instead.
+#[derive(Module, Debug)]
+pub struct FullEpClassifier<K: Module> {
+    /// The covariance function `k`.
+    pub kernel: K,
+    /// Added to the diagonal of the training covariance `K`.
+    pub jitter: f64,
+}
+
+impl<K: Kernel> FullEpClassifier<K> {
+    /// A classifier from a kernel and the jitter on the training covariance (≥ 0, finite).
+    pub fn new(kernel: K, jitter: f64) -> Result<Self> {
+        if !(jitter.is_finite() && jitter >= 0.0) {
+            return Err(Error::invalid("jitter", format!("must be non-negative and finite, got {jitter}")));
+        }
+        Ok(Self { kernel, jitter })
+    }
+
+    /// `K = k(x, x) + jitter·I` `[n, n]` (differentiable in the kernel's parameters).
+    pub fn training_covariance(&self, x: &Tensor<2>) -> Tensor<2> {
+        let n = x.dims()[0];
+        self.kernel.k(x.clone(), x.clone()) + Tensor::<2>::eye(n, &x.device()).mul_scalar(self.jitter)
+    }
+
+    /// The objective whose gradient is `∂log Z_EP/∂θ` with `sites` held fixed on the rows of `x`
+    /// (R&W eq. 5.27): `½ Σ_ij G_ij K_ij(θ)` with `G = bbᵀ − S^½B⁻¹S^½` of the posterior at the
+    /// current `K` held constant (its value is not `log Z_EP`).
+    pub fn fixed_site_objective(&self, x: &Tensor<2>, sites: &EpSites) -> Result<Tensor<1>> {
+        let k = self.training_covariance(x);
+        let (kh, _) = host_covariance(&k);
+        let n = kh.1;
+        self.fixed_site_objective_at(k, MatRef::from_row_major_slice(&kh.0, n, n), sites)
+    }
+
+    /// [`Self::fixed_site_objective`] from `K` and its host copy `kv`.
+    pub(crate) fn fixed_site_objective_at(
+        &self,
+        k: Tensor<2>,
+        kv: MatRef<'_, f64>,
+        sites: &EpSites,
+    ) -> Result<Tensor<1>> {
+        let n = kv.nrows();
+        let g = FullEpPosterior::new(kv, sites)?.gradient_weights();
+        let g = Tensor::<2>::from_data(TensorData::new(g, [n, n]), &k.device());
+        Ok((k * g).sum().mul_scalar(0.5))
+    }
+}
+
+/// The host copy of `K` `[n, n]` (row-major, with `n`) and its diagonal.
+pub(crate) fn host_covariance(k: &Tensor<2>) -> ((Vec<f64>, usize), Vec<f64>) {
+    let n = k.dims()[0];
+    let values = to_vec(k.clone().detach());
+    let diag = (0..n).map(|i| values[i * n + i]).collect();
+    ((values, n), diag)
+}

@@ -1,0 +1,200 @@
+//! Training a [`FullEpClassifier`]: damped parallel EP passes over all sites interleaved with
+//! sign-adaptive steps on the kernel's parameters, the batch schedules of [`EpConfig`]
+//! ([`EpMode::Inner`]: one pass per step; [`EpMode::Outer`]: EP to convergence before every step).
+use std::cell::RefCell;
+
+use burn::module::Module;
+use burn::optim::GradientsParams;
+use burn::tensor::Tensor;
+use faer::MatRef;
+
+use super::model::{host_covariance, FullEpClassifier};
+use super::posterior::FullEpPosterior;
+use crate::error::{Error, Result};
+use crate::kernels::Kernel;
+use crate::models::ep::{update_sites, EpConfig, EpMode, EpSites, PassReport};
+use crate::models::{check_inputs, ClassPredictive};
+use crate::optim::SignAdaptive;
+use crate::tensors::to_vec;
+use crate::train::{fit_loop, History, StepIndex, TrainConfig};
+
+/// Retries of a step after a non-finite result, each with halved damping and step size.
+const MAX_BACKOFFS: usize = 6;
+
+/// A trained [`FullEpClassifier`] with its sites, training inputs and the posterior at its final
+/// kernel.
+#[derive(Debug)]
+pub struct FullEpFit<K: Module> {
+    /// The trained model.
+    pub model: FullEpClassifier<K>,
+    /// The training inputs `[n, d]` (the posterior predicts from them).
+    pub x: Tensor<2>,
+    /// One site per training point.
+    pub sites: EpSites,
+    /// Site updates skipped over the run because the cavity was improper.
+    pub skipped: usize,
+    /// `q(f)` at the final kernel.
+    pub posterior: FullEpPosterior,
+    /// Per-step objective `−log Z_EP / n` at the sites each step started from, and step times.
+    pub history: History,
+    /// `log Z_EP` at the final kernel and sites.
+    pub log_marginal_likelihood: f64,
+}
+
+/// The posterior of `sites` at `K`, its training marginals and `log Z_EP`.
+fn energy(
+    k: MatRef<'_, f64>,
+    kdiag: &[f64],
+    y: &[f64],
+    sites: &EpSites,
+) -> Result<(FullEpPosterior, f64, Vec<crate::models::ep::Cavity>)> {
+    let q = FullEpPosterior::new(k, sites)?;
+    let (mean, var) = q.latent(k, kdiag)?;
+    let (log_z, cav) = q.log_z(&mean, &var, y, sites);
+    Ok((q, log_z, cav))
+}
+
+/// One damped parallel EP pass (every cavity from the same `q`, then every site updated): the
+/// report and `log Z_EP` at the sites it started from.
+fn pass(k: MatRef<'_, f64>, kdiag: &[f64], y: &[f64], sites: &mut EpSites, damping: f64) -> Result<(PassReport, f64)> {
+    let (_, log_z, cav) = energy(k, kdiag, y, sites)?;
+    let n = y.len();
+    let idx: Vec<usize> = (0..n).collect();
+    Ok((update_sites(sites, &idx, y, &vec![0.0; n], &cav, damping), log_z))
+}
+
+impl<K: Kernel> FullEpClassifier<K> {
+    /// Trains on the rows of `x` `[n, d]` (an autodiff device) with class labels in `{0, 1}`
+    /// (class 1 is the positive class) by the batch schedules of `config`: per step, EP passes
+    /// (one, or until no site changes by more than `ep_tolerance` in [`EpMode::Outer`]), then one
+    /// sign-adaptive step on the gradient `½ tr(G ∂K/∂θ)` of `log Z_EP` (R&W eq. 5.27), formed as
+    /// Burn's autodiff of `½ Σ G ∘ K(θ)` with `G` held constant. `config.iterations` steps;
+    /// `damping`, `initial_step`, `ep_tolerance`, `max_ep_passes` and `progress` apply, the
+    /// minibatch and shard settings do not ([`EpMode::Minibatch`] and `shards > 1` are errors).
+    ///
+    /// A step that produces a non-finite value is undone and retried with halved damping and
+    /// halved step sizes, up to 6 times; then training stops with an error naming the step.
+    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<FullEpFit<K>> {
+        let n = check_inputs("FullEpClassifier::fit", x, self.kernel.input_dim())?;
+        let y = &crate::data::binary_signs("FullEpClassifier::fit", labels, n)?[..];
+        if config.mode == EpMode::Minibatch {
+            return Err(Error::invalid("mode", "full EP trains in the batch modes (Inner or Outer), not Minibatch"));
+        }
+        if config.shards > 1 {
+            return Err(Error::invalid("shards", "full EP runs as one shard"));
+        }
+        let train = TrainConfig {
+            epochs: config.iterations,
+            batch_size: n,
+            lr: 1.0,
+            seed: config.seed,
+            progress: config.progress,
+            ..Default::default()
+        };
+        let (tol, passes) = match config.mode {
+            EpMode::Outer => (config.ep_tolerance, config.max_ep_passes.max(1)),
+            _ => (0.0, 1),
+        };
+        let mut optim = SignAdaptive::new(config.initial_step).init();
+        let sites = RefCell::new(EpSites::zeros(n));
+        let skipped = RefCell::new(0usize);
+        let mut damping = config.damping_or_default();
+        let mut lr_scale = 1.0;
+        let step = |model: FullEpClassifier<K>, _: &[usize], at: StepIndex| -> Result<(FullEpClassifier<K>, f64)> {
+            let mut failure = String::new();
+            for _ in 0..=MAX_BACKOFFS {
+                let saved = (sites.borrow().clone(), *skipped.borrow());
+                let attempt = (|| -> Result<(f64, GradientsParams)> {
+                    let k = model.training_covariance(x);
+                    let ((kh, _), kdiag) = host_covariance(&k);
+                    let kv = MatRef::from_row_major_slice(&kh, n, n);
+                    let mut st = sites.borrow_mut();
+                    let mut first_log_z = None;
+                    for _ in 0..passes {
+                        let (report, log_z) = pass(kv, &kdiag, y, &mut st, damping)?;
+                        first_log_z.get_or_insert(log_z);
+                        *skipped.borrow_mut() += report.skipped;
+                        if report.max_change < tol {
+                            break;
+                        }
+                    }
+                    let surrogate = model.fixed_site_objective_at(k, kv, &st)?;
+                    let grads = GradientsParams::from_grads(surrogate.neg().backward(), &model);
+                    Ok((first_log_z.unwrap_or(f64::NAN), grads))
+                })();
+                match attempt {
+                    Ok((log_z, grads)) if log_z.is_finite() => {
+                        let next = optim.step(lr_scale, model.clone(), grads);
+                        return Ok((next, -log_z / n as f64));
+                    }
+                    Ok((log_z, _)) => failure = format!("log Z_EP became {log_z}"),
+                    Err(e) => failure = e.to_string(),
+                }
+                *sites.borrow_mut() = saved.0;
+                *skipped.borrow_mut() = saved.1;
+                damping *= 0.5;
+                lr_scale *= 0.5;
+            }
+            Err(Error::NonFinite {
+                context: format!(
+                    "full EP training at step {}: {failure}; damping and steps halved {MAX_BACKOFFS} times",
+                    at.step
+                ),
+                index: at.step,
+            })
+        };
+        let (model, history) = fit_loop(self, n, &train, "−logZ/N", step, |_, _| Ok(Vec::new()))?;
+        let sites = sites.into_inner();
+        let k = model.training_covariance(x);
+        let ((kh, _), kdiag) = host_covariance(&k);
+        let (posterior, log_marginal_likelihood, _) =
+            energy(MatRef::from_row_major_slice(&kh, n, n), &kdiag, y, &sites)?;
+        Ok(FullEpFit {
+            model,
+            x: x.clone().detach(),
+            sites,
+            skipped: skipped.into_inner(),
+            posterior,
+            history,
+            log_marginal_likelihood,
+        })
+    }
+}
+
+impl<K: Kernel> FullEpFit<K> {
+    /// A fit from its parts: the posterior is rebuilt from `sites` at the model's kernel on the
+    /// training inputs `x` (one `O(n³)` factorisation; how a saved fit is loaded).
+    pub fn from_sites(
+        model: FullEpClassifier<K>,
+        x: Tensor<2>,
+        sites: EpSites,
+        log_marginal_likelihood: f64,
+    ) -> Result<Self> {
+        let n = check_inputs("FullEpFit::from_sites", &x, model.kernel.input_dim())?;
+        let ((kh, _), _) = host_covariance(&model.training_covariance(&x));
+        let posterior = FullEpPosterior::new(MatRef::from_row_major_slice(&kh, n, n), &sites)?;
+        Ok(Self { model, x, sites, skipped: 0, posterior, history: History::default(), log_marginal_likelihood })
+    }
+
+    /// Latent predictive mean and variance at the rows of `x` (R&W Algorithm 3.6).
+    pub fn predict_latent(&self, x: &Tensor<2>) -> Result<(Vec<f64>, Vec<f64>)> {
+        let m = check_inputs("FullEpFit::predict_latent", x, Some(self.x.dims()[1]))?;
+        let x = x.clone().detach();
+        let kx = to_vec(self.model.kernel.k(self.x.clone(), x.clone()).detach());
+        let kdiag = to_vec(self.model.kernel.k_diag(x).detach());
+        self.posterior.latent(MatRef::from_row_major_slice(&kx, self.posterior.len(), m), &kdiag)
+    }
+
+    /// The predictive at the rows of `x`: latent marginals, exact probit class probabilities,
+    /// decisions and their metrics (see [`ClassPredictive::probit`]).
+    pub fn predict(&self, x: &Tensor<2>) -> Result<ClassPredictive> {
+        let (m, v) = self.predict_latent(x)?;
+        ClassPredictive::probit(&m, &v)
+    }
+
+    /// `p(class 1 | x) = Φ(m*/√(1 + s*))` at the rows of `x`.
+    pub fn predict_proba(&self, x: &Tensor<2>) -> Result<Vec<f64>> {
+        let (m, v) = self.predict_latent(x)?;
+        Ok(crate::models::probit_probabilities(&m, &v))
+    }
+}

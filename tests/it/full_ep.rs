@@ -1,0 +1,168 @@
+//! The full-EP GP classifier (R&W §3.6; the skew GP paper's GP-EP baseline) against references:
+//! sequential EP and dense algebra for the sites, `log Z_EP` and predictions, the one-point
+//! closed form, central differences of the converged energy for the gradient, training, saving and
+//! bad input.
+use crate::common::*;
+use crate::ep_support::*;
+use burn::tensor::{Device, Gradients};
+use burn_gp::error::Error;
+use burn_gp::kernels::Rbf;
+use burn_gp::models::ep::{update_sites, EpConfig, EpMode, EpSites};
+use burn_gp::models::full_ep::{FullEpClassifier, FullEpFit, FullEpPosterior};
+use burn_gp::saved::SavedModel;
+use burn_gp::tensors::to_vec;
+use faer::MatRef;
+
+/// An isotropic RBF full-EP classifier without jitter.
+fn model(lengthscale: f64, variance: f64, dev: &Device) -> FullEpClassifier<Rbf> {
+    FullEpClassifier::new(Rbf::new(&[lengthscale], variance, dev).unwrap(), 0.0).unwrap()
+}
+
+/// `K` of `model` on the rows of `x` (row-major `[n, d]`), on the host.
+fn covariance(model: &FullEpClassifier<Rbf>, x: &[f64], d: usize, dev: &Device) -> Vec<f64> {
+    to_vec(model.training_covariance(&rows(x, d, dev)))
+}
+
+/// Parallel EP with damping ½ at the prior covariance `k` to `tol`, warm-started from `sites`;
+/// returns the sites and `log Z_EP`.
+fn converge_dense(k: &[f64], y: &[f64], mut sites: EpSites, tol: f64) -> (EpSites, f64) {
+    let n = y.len();
+    let kv = MatRef::from_row_major_slice(k, n, n);
+    let kdiag: Vec<f64> = (0..n).map(|i| k[i * n + i]).collect();
+    let idx: Vec<usize> = (0..n).collect();
+    for _ in 0..5000 {
+        let q = FullEpPosterior::new(kv, &sites).unwrap();
+        let (mean, var) = q.latent(kv, &kdiag).unwrap();
+        let (log_z, cav) = q.log_z(&mean, &var, y, &sites);
+        if update_sites(&mut sites, &idx, y, &vec![0.0; n], &cav, 0.5).max_change < tol {
+            return (sites, log_z);
+        }
+    }
+    panic!("EP did not converge to {tol}");
+}
+
+#[test]
+fn sites_energy_and_predictions_match_sequential_ep_and_dense_algebra() {
+    let dev = device();
+    let (x, y) = toy_a();
+    let m = model(0.2f64.sqrt(), 2.0, &dev);
+    let kff = covariance(&m, &x, 1, &dev);
+    let (sites, log_z) = converge_dense(&kff, &y, EpSites::zeros(20), 1e-13);
+    let (tau, nu) = full_ep(&kff, &y);
+    for i in 0..20 {
+        assert!((sites.nu[i] - tau[i]).abs() < 1e-8, "site {i}: ν̃ {} vs {}", sites.nu[i], tau[i]);
+        assert!((sites.mu[i] - nu[i]).abs() < 1e-8, "site {i}: μ̃ {} vs {}", sites.mu[i], nu[i]);
+    }
+    let reference = full_ep_log_z(&kff, &y, &tau, &nu);
+    assert!((log_z - reference).abs() < 1e-9, "log Z {log_z} vs {reference}");
+    let fit = FullEpFit::from_sites(m, rows(&x, 1, &dev), sites, log_z).unwrap();
+    let xs = [-2.0, 0.0, 0.5, 2.5];
+    let (mean, var) = fit.predict_latent(&rows(&xs, 1, &dev)).unwrap();
+    let k = |a: f64, b: f64| 2.0 * (-(a - b) * (a - b) / 0.4).exp();
+    for (j, &xj) in xs.iter().enumerate() {
+        let ks: Vec<f64> = x.iter().map(|&xi| k(xi, xj)).collect();
+        let (m_ref, v_ref) = full_gp_predict(&kff, &tau, &nu, &ks, 2.0);
+        assert!((mean[j] - m_ref).abs() < 1e-8 && (var[j] - v_ref).abs() < 1e-8, "x* = {xj}");
+    }
+}
+
+#[test]
+fn one_point_is_exact() {
+    // Φ(y f) N(f | 0, k): EP is exact, log Z = log ½, mean = y k λ(0)/√(1 + k),
+    // variance = k − k² λ(0)²/(1 + k) with λ(0) = √(2/π)
+    let lambda = (2.0 / std::f64::consts::PI).sqrt();
+    for (k, y) in [(0.3, 1.0), (2.5, -1.0)] {
+        let (sites, log_z) = converge_dense(&[k], &[y], EpSites::zeros(1), 1e-14);
+        let q = FullEpPosterior::new(MatRef::from_row_major_slice(&[k], 1, 1), &sites).unwrap();
+        let (mean, var) = q.latent(MatRef::from_row_major_slice(&[k], 1, 1), &[k]).unwrap();
+        assert!((log_z - 0.5f64.ln()).abs() < 1e-12, "log Z {log_z}");
+        assert!((mean[0] - y * k * lambda / (1.0 + k).sqrt()).abs() < 1e-12, "mean {}", mean[0]);
+        assert!((var[0] - (k - k * k * lambda * lambda / (1.0 + k))).abs() < 1e-12, "variance {}", var[0]);
+    }
+}
+
+/// `d/d log σ²` and `d/d log ℓ` of an isotropic RBF classifier's softplus-positive parameters.
+fn log_coordinates(model: &FullEpClassifier<Rbf>, grads: &Gradients) -> [f64; 2] {
+    let p = &model.kernel.params;
+    let sigmoid = |r: f64| 1.0 / (1.0 + (-r).exp());
+    let chain = |value: f64, raw: f64, g: f64| value * g / sigmoid(raw);
+    [
+        chain(host(p.variance.value())[0], host(p.variance.raw())[0], host(p.variance.raw().grad(grads).unwrap())[0]),
+        chain(
+            host(p.lengthscales.value())[0],
+            host(p.lengthscales.raw())[0],
+            host(p.lengthscales.raw().grad(grads).unwrap())[0],
+        ),
+    ]
+}
+
+#[test]
+fn gradient_matches_finite_differences_of_the_converged_energy() {
+    let (ad, dev) = (ad_device(), device());
+    let (x, y, _) = random_problem_d(40, 1, 2, 17);
+    let (ell, var) = (0.9, 1.7);
+    let at = |ell: f64, var: f64, sites: EpSites| {
+        converge_dense(&covariance(&model(ell, var, &dev), &x, 2, &dev), &y, sites, 1e-13)
+    };
+    let (sites, _) = at(ell, var, EpSites::zeros(40));
+    let m = model(ell, var, &ad);
+    let objective = m.fixed_site_objective(&rows(&x, 2, &ad), &sites).unwrap();
+    let g = log_coordinates(&m, &objective.backward());
+    let h = 1e-5;
+    let energy = |dlv: f64, dll: f64| at(ell * dll.exp(), var * dlv.exp(), sites.clone()).1;
+    let fd = [(energy(h, 0.0) - energy(-h, 0.0)) / (2.0 * h), (energy(0.0, h) - energy(0.0, -h)) / (2.0 * h)];
+    for (name, (a, b)) in ["log σ²", "log ℓ"].iter().zip(g.iter().zip(fd)) {
+        eprintln!("full EP ∂log Z/∂{name}: autodiff {a:.9}, central difference {b:.9}");
+        assert!((a - b).abs() < 1e-6 * (1.0 + b.abs()), "{name}: {a} vs {b}");
+    }
+}
+
+#[test]
+fn training_raises_the_converged_energy_and_fits_load_bit_for_bit() {
+    let (ad, dev) = (ad_device(), device());
+    let (x, y, _) = random_problem_d(60, 1, 2, 5);
+    let labels = classes(&y);
+    let (ell, var) = (0.3, 0.5);
+    let (_, before) = converge_dense(&covariance(&model(ell, var, &dev), &x, 2, &dev), &y, EpSites::zeros(60), 1e-10);
+    let config = EpConfig::new().with_mode(EpMode::Outer).with_iterations(25).with_progress(false);
+    let fit = model(ell, var, &ad).fit(&rows(&x, 2, &ad), &labels, &config).unwrap();
+    eprintln!(
+        "full EP: converged log Z {before:.4} at the initial kernel, {:.4} after training",
+        fit.log_marginal_likelihood
+    );
+    assert!(fit.log_marginal_likelihood > before + 1.0, "{} vs {before}", fit.log_marginal_likelihood);
+    assert_eq!(fit.history.records.len(), 25);
+    let acc = fit.predict(&rows(&x, 2, &ad)).unwrap().accuracy(&labels).unwrap();
+    assert!(acc > 0.8, "training accuracy {acc}");
+
+    let path = std::env::temp_dir().join(format!("burn_gp_full_ep_{}.bin", std::process::id()));
+    fit.save(&path).unwrap();
+    let loaded = FullEpFit::<Rbf>::load(&path, &ad).unwrap();
+    let xs = rows(&uniform(20, 3), 2, &ad);
+    assert_eq!(fit.predict_proba(&xs).unwrap(), loaded.predict_proba(&xs).unwrap());
+    assert_eq!((fit.sites.nu.clone(), fit.sites.mu.clone()), (loaded.sites.nu.clone(), loaded.sites.mu.clone()));
+    assert_eq!(fit.log_marginal_likelihood, loaded.log_marginal_likelihood);
+    assert!(matches!(burn_gp::models::EpFit::<Rbf>::load(&path, &ad), Err(Error::ModelMismatch { .. })));
+    let _ = std::fs::remove_file(path);
+}
+
+#[test]
+fn bad_input_gets_typed_errors() {
+    let ad = ad_device();
+    let x = rows(&uniform(20, 8), 2, &ad);
+    let labels: Vec<usize> = (0..10).map(|i| i % 2).collect();
+    let fit = |config: EpConfig, labels: &[usize]| model(1.0, 1.0, &ad).fit(&x, labels, &config.with_progress(false));
+    let invalid = |r: burn_gp::Result<FullEpFit<Rbf>>| matches!(r, Err(Error::InvalidArgument { .. }));
+    assert!(invalid(fit(EpConfig::new().with_mode(EpMode::Minibatch), &labels)));
+    assert!(invalid(fit(EpConfig::new().with_shards(2), &labels)));
+    assert!(fit(EpConfig::new(), &labels[..9]).is_err());
+    assert!(fit(EpConfig::new(), &[2; 10]).is_err());
+    assert!(matches!(
+        FullEpClassifier::new(Rbf::new(&[1.0], 1.0, &ad).unwrap(), -1.0),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let trained = fit(EpConfig::new().with_iterations(2), &labels).unwrap();
+    assert!(matches!(trained.predict(&rows(&uniform(9, 1), 3, &ad)), Err(Error::ShapeMismatch { .. })));
+    let bad = EpSites { nu: vec![f64::NAN; 10], mu: vec![0.0; 10] };
+    assert!(matches!(FullEpFit::from_sites(trained.model, x, bad, 0.0), Err(Error::NonFinite { .. })));
+}
