@@ -43,9 +43,8 @@ impl<K: Kernel> FullEpClassifier<K> {
     /// current `K` held constant (its value is not `log Z_EP`).
     pub fn fixed_site_objective(&self, x: &Tensor<2>, sites: &EpSites) -> Result<Tensor<1>> {
         let k = self.training_covariance(x);
-        let (kh, _) = host_covariance(&k);
-        let n = kh.1;
-        self.fixed_site_objective_at(k, MatRef::from_row_major_slice(&kh.0, n, n), sites)
+        let host = HostCovariance::of(&k);
+        self.fixed_site_objective_at(k, host.view(), sites)
     }
 
     /// [`Self::fixed_site_objective`] from `K` and its host copy `kv`.
@@ -62,10 +61,25 @@ impl<K: Kernel> FullEpClassifier<K> {
     }
 }
 
-/// The host copy of `K` `[n, n]` (row-major, with `n`) and its diagonal.
-pub(crate) fn host_covariance(k: &Tensor<2>) -> ((Vec<f64>, usize), Vec<f64>) {
-    let n = k.dims()[0];
-    let values = to_vec(k.clone().detach());
-    let diag = (0..n).map(|i| values[i * n + i]).collect();
-    ((values, n), diag)
+/// The host copy of a training covariance `K` `[n, n]` (row-major) and its diagonal.
+pub(crate) struct HostCovariance {
+    values: Vec<f64>,
+    /// `diag K`.
+    pub diag: Vec<f64>,
+}
+
+impl HostCovariance {
+    /// Reads `k` back to the host.
+    pub(crate) fn of(k: &Tensor<2>) -> Self {
+        let n = k.dims()[0];
+        let values = to_vec(k.clone().detach());
+        let diag = (0..n).map(|i| values[i * n + i]).collect();
+        Self { values, diag }
+    }
+
+    /// `K` as a faer view.
+    pub(crate) fn view(&self) -> MatRef<'_, f64> {
+        let n = self.diag.len();
+        MatRef::from_row_major_slice(&self.values, n, n)
+    }
 }

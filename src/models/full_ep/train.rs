@@ -8,7 +8,7 @@ use burn::optim::GradientsParams;
 use burn::tensor::Tensor;
 use faer::MatRef;
 
-use super::model::{host_covariance, FullEpClassifier};
+use super::model::{FullEpClassifier, HostCovariance};
 use super::posterior::FullEpPosterior;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
@@ -69,8 +69,9 @@ impl<K: Kernel> FullEpClassifier<K> {
     /// (one, or until no site changes by more than `ep_tolerance` in [`EpMode::Outer`]), then one
     /// sign-adaptive step on the gradient `½ tr(G ∂K/∂θ)` of `log Z_EP` (R&W eq. 5.27), formed as
     /// Burn's autodiff of `½ Σ G ∘ K(θ)` with `G` held constant. `config.iterations` steps;
-    /// `damping`, `initial_step`, `ep_tolerance`, `max_ep_passes` and `progress` apply, the
-    /// minibatch and shard settings do not ([`EpMode::Minibatch`] and `shards > 1` are errors).
+    /// `damping`, `initial_step`, `ep_tolerance`, `max_ep_passes` and `progress` apply; the
+    /// other settings do not ([`EpMode::Minibatch`] and `shards > 1` are errors, and nothing here
+    /// is random).
     ///
     /// A step that produces a non-finite value is undone and retried with halved damping and
     /// halved step sizes, up to 6 times; then training stops with an error naming the step.
@@ -106,12 +107,12 @@ impl<K: Kernel> FullEpClassifier<K> {
                 let saved = (sites.borrow().clone(), *skipped.borrow());
                 let attempt = (|| -> Result<(f64, GradientsParams)> {
                     let k = model.training_covariance(x);
-                    let ((kh, _), kdiag) = host_covariance(&k);
-                    let kv = MatRef::from_row_major_slice(&kh, n, n);
+                    let host = HostCovariance::of(&k);
+                    let kv = host.view();
                     let mut st = sites.borrow_mut();
                     let mut first_log_z = None;
                     for _ in 0..passes {
-                        let (report, log_z) = pass(kv, &kdiag, y, &mut st, damping)?;
+                        let (report, log_z) = pass(kv, &host.diag, y, &mut st, damping)?;
                         first_log_z.get_or_insert(log_z);
                         *skipped.borrow_mut() += report.skipped;
                         if report.max_change < tol {
@@ -146,9 +147,8 @@ impl<K: Kernel> FullEpClassifier<K> {
         let (model, history) = fit_loop(self, n, &train, "−logZ/N", step, |_, _| Ok(Vec::new()))?;
         let sites = sites.into_inner();
         let k = model.training_covariance(x);
-        let ((kh, _), kdiag) = host_covariance(&k);
-        let (posterior, log_marginal_likelihood, _) =
-            energy(MatRef::from_row_major_slice(&kh, n, n), &kdiag, y, &sites)?;
+        let host = HostCovariance::of(&k);
+        let (posterior, log_marginal_likelihood, _) = energy(host.view(), &host.diag, y, &sites)?;
         Ok(FullEpFit {
             model,
             x: x.clone().detach(),
@@ -170,9 +170,8 @@ impl<K: Kernel> FullEpFit<K> {
         sites: EpSites,
         log_marginal_likelihood: f64,
     ) -> Result<Self> {
-        let n = check_inputs("FullEpFit::from_sites", &x, model.kernel.input_dim())?;
-        let ((kh, _), _) = host_covariance(&model.training_covariance(&x));
-        let posterior = FullEpPosterior::new(MatRef::from_row_major_slice(&kh, n, n), &sites)?;
+        check_inputs("FullEpFit::from_sites", &x, model.kernel.input_dim())?;
+        let posterior = FullEpPosterior::new(HostCovariance::of(&model.training_covariance(&x)).view(), &sites)?;
         Ok(Self { model, x, sites, skipped: 0, posterior, history: History::default(), log_marginal_likelihood })
     }
 
