@@ -7,8 +7,8 @@ use crate::ep_support::*;
 use burn::tensor::{Device, Gradients};
 use burn_gp::error::Error;
 use burn_gp::kernels::Rbf;
-use burn_gp::models::ep::{update_sites, EpConfig, EpMode, EpSites};
-use burn_gp::models::full_ep::{FullEpClassifier, FullEpFit, FullEpPosterior};
+use burn_gp::models::ep::{EpConfig, EpMode, EpSites};
+use burn_gp::models::full_ep::{full_ep_pass, FullEpClassifier, FullEpFit, FullEpPosterior};
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
 use faer::MatRef;
@@ -23,18 +23,13 @@ fn covariance(model: &FullEpClassifier<Rbf>, x: &[f64], d: usize, dev: &Device) 
     to_vec(model.training_covariance(&rows(x, d, dev)))
 }
 
-/// Parallel EP with damping ½ at the prior covariance `k` to `tol`, warm-started from `sites`;
-/// returns the sites and `log Z_EP`.
+/// EP at the prior covariance `k` by the library's parallel passes (damping ½) to `tol`,
+/// warm-started from `sites`; returns the sites and `log Z_EP`.
 fn converge_dense(k: &[f64], y: &[f64], mut sites: EpSites, tol: f64) -> (EpSites, f64) {
     let n = y.len();
-    let kv = MatRef::from_row_major_slice(k, n, n);
-    let kdiag: Vec<f64> = (0..n).map(|i| k[i * n + i]).collect();
-    let idx: Vec<usize> = (0..n).collect();
     for _ in 0..5000 {
-        let q = FullEpPosterior::new(kv, &sites).unwrap();
-        let (mean, var) = q.latent(kv, &kdiag).unwrap();
-        let (log_z, cav) = q.log_z(&mean, &var, y, &sites);
-        if update_sites(&mut sites, &idx, y, &vec![0.0; n], &cav, 0.5).max_change < tol {
+        let (report, log_z) = full_ep_pass(MatRef::from_row_major_slice(k, n, n), y, &mut sites, 0.5).unwrap();
+        if report.max_change < tol {
             return (sites, log_z);
         }
     }

@@ -26,4 +26,4 @@ mod train;
 
 pub use model::FullEpClassifier;
 pub use posterior::FullEpPosterior;
-pub use train::FullEpFit;
+pub use train::{full_ep_pass, FullEpFit};

@@ -54,11 +54,17 @@ fn energy(
     Ok((q, log_z, cav))
 }
 
-/// One damped parallel EP pass (every cavity from the same `q`, then every site updated): the
-/// report and `log Z_EP` at the sites it started from.
-fn pass(k: MatRef<'_, f64>, kdiag: &[f64], y: &[f64], sites: &mut EpSites, damping: f64) -> Result<(PassReport, f64)> {
-    let (_, log_z, cav) = energy(k, kdiag, y, sites)?;
+/// One damped parallel EP pass at the prior covariance `k` `[n, n]` (its jitter included) for
+/// labels `y = ±1` (R&W Algorithm 3.5 in parallel form: every cavity from the same `q`, then every
+/// site updated, `site ← ρ·new + (1 − ρ)·old`): the report and `log Z_EP` at the sites it started
+/// from. Repeated until the report's `max_change` is small, it is EP at a fixed kernel.
+pub fn full_ep_pass(k: MatRef<'_, f64>, y: &[f64], sites: &mut EpSites, damping: f64) -> Result<(PassReport, f64)> {
     let n = y.len();
+    if k.nrows() != n {
+        return Err(crate::error::Error::shape("full_ep_pass: K rows vs labels", n, k.nrows()));
+    }
+    let kdiag: Vec<f64> = (0..n).map(|i| k[(i, i)]).collect();
+    let (_, log_z, cav) = energy(k, &kdiag, y, sites)?;
     let idx: Vec<usize> = (0..n).collect();
     Ok((update_sites(sites, &idx, y, &vec![0.0; n], &cav, damping), log_z))
 }
@@ -112,7 +118,7 @@ impl<K: Kernel> FullEpClassifier<K> {
                     let mut st = sites.borrow_mut();
                     let mut first_log_z = None;
                     for _ in 0..passes {
-                        let (report, log_z) = pass(kv, &host.diag, y, &mut st, damping)?;
+                        let (report, log_z) = full_ep_pass(kv, y, &mut st, damping)?;
                         first_log_z.get_or_insert(log_z);
                         *skipped.borrow_mut() += report.skipped;
                         if report.max_change < tol {
