@@ -158,6 +158,9 @@ fn bad_input_gets_typed_errors() {
     ));
     let trained = fit(EpConfig::new().with_iterations(2), &labels).unwrap();
     assert!(matches!(trained.predict(&rows(&uniform(9, 1), 3, &ad)), Err(Error::ShapeMismatch { .. })));
+    let k = [1.0, 0.0, 0.0, 1.0];
+    let r = full_ep_pass(MatRef::from_row_major_slice(&k, 2, 2), &[1.0; 3], &mut EpSites::zeros(3), 0.5);
+    assert!(matches!(r, Err(Error::ShapeMismatch { .. })), "{r:?}");
     let bad = EpSites { nu: vec![f64::NAN; 10], mu: vec![0.0; 10] };
     assert!(matches!(FullEpFit::from_sites(trained.model, x, bad, 0.0), Err(Error::NonFinite { .. })));
 }

@@ -61,7 +61,7 @@ fn energy(
 pub fn full_ep_pass(k: MatRef<'_, f64>, y: &[f64], sites: &mut EpSites, damping: f64) -> Result<(PassReport, f64)> {
     let n = y.len();
     if k.nrows() != n {
-        return Err(crate::error::Error::shape("full_ep_pass: K rows vs labels", n, k.nrows()));
+        return Err(Error::shape("full_ep_pass: K rows vs labels", n, k.nrows()));
     }
     let kdiag: Vec<f64> = (0..n).map(|i| k[(i, i)]).collect();
     let (_, log_z, cav) = energy(k, &kdiag, y, sites)?;
