@@ -61,25 +61,20 @@ impl<K: Kernel> FullEpClassifier<K> {
     }
 }
 
-/// The host copy of a training covariance `K` `[n, n]` (row-major) and its diagonal.
+/// The host copy of a training covariance `K` `[n, n]` (row-major).
 pub(crate) struct HostCovariance {
     values: Vec<f64>,
-    /// `diag K`.
-    pub diag: Vec<f64>,
+    n: usize,
 }
 
 impl HostCovariance {
     /// Reads `k` back to the host.
     pub(crate) fn of(k: &Tensor<2>) -> Self {
-        let n = k.dims()[0];
-        let values = to_vec(k.clone().detach());
-        let diag = (0..n).map(|i| values[i * n + i]).collect();
-        Self { values, diag }
+        Self { values: to_vec(k.clone().detach()), n: k.dims()[0] }
     }
 
     /// `K` as a faer view.
     pub(crate) fn view(&self) -> MatRef<'_, f64> {
-        let n = self.diag.len();
-        MatRef::from_row_major_slice(&self.values, n, n)
+        MatRef::from_row_major_slice(&self.values, self.n, self.n)
     }
 }

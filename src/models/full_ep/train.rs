@@ -41,15 +41,15 @@ pub struct FullEpFit<K: Module> {
     pub log_marginal_likelihood: f64,
 }
 
-/// The posterior of `sites` at `K`, its training marginals and `log Z_EP`.
+/// The posterior of `sites` at `K`, `log Z_EP` and the cavities of its training marginals.
 fn energy(
     k: MatRef<'_, f64>,
-    kdiag: &[f64],
     y: &[f64],
     sites: &EpSites,
 ) -> Result<(FullEpPosterior, f64, Vec<crate::models::ep::Cavity>)> {
     let q = FullEpPosterior::new(k, sites)?;
-    let (mean, var) = q.latent(k, kdiag)?;
+    let kdiag: Vec<f64> = (0..k.nrows()).map(|i| k[(i, i)]).collect();
+    let (mean, var) = q.latent(k, &kdiag)?;
     let (log_z, cav) = q.log_z(&mean, &var, y, sites);
     Ok((q, log_z, cav))
 }
@@ -63,8 +63,7 @@ pub fn full_ep_pass(k: MatRef<'_, f64>, y: &[f64], sites: &mut EpSites, damping:
     if k.nrows() != n {
         return Err(Error::shape("full_ep_pass: K rows vs labels", n, k.nrows()));
     }
-    let kdiag: Vec<f64> = (0..n).map(|i| k[(i, i)]).collect();
-    let (_, log_z, cav) = energy(k, &kdiag, y, sites)?;
+    let (_, log_z, cav) = energy(k, y, sites)?;
     let idx: Vec<usize> = (0..n).collect();
     Ok((update_sites(sites, &idx, y, &vec![0.0; n], &cav, damping), log_z))
 }
@@ -153,8 +152,7 @@ impl<K: Kernel> FullEpClassifier<K> {
         let (model, history) = fit_loop(self, n, &train, "−logZ/N", step, |_, _| Ok(Vec::new()))?;
         let sites = sites.into_inner();
         let k = model.training_covariance(x);
-        let host = HostCovariance::of(&k);
-        let (posterior, log_marginal_likelihood, _) = energy(host.view(), &host.diag, y, &sites)?;
+        let (posterior, log_marginal_likelihood, _) = energy(HostCovariance::of(&k).view(), y, &sites)?;
         Ok(FullEpFit {
             model,
             x: x.clone().detach(),
