@@ -38,11 +38,13 @@
 //! from `Prediction::decision_std`; GP-EP from its Gaussian latent, `q = Φ(μ*/σ*)`. A test point
 //! is misclassified when `p(y = 1) > 0.5` disagrees with its label. `--csv FILE` writes the
 //! histograms (10 bins of width 0.05 over `[0, 0.5]`) as rows `scope,bin_lo,bin_hi,skew2,gpep`
-//! with scope `class<K>` (K = `--fig-class`, default 8 "Bag" as in Fig. 11) and `pooled` (the
-//! misclassified points of all run classes together).
+//! (`scope,bin_lo,bin_hi,gpep` or `…,skew2` for a `--merge` of one method's lines) with scope
+//! `class<K>` (K = `--fig-class`, default 8 "Bag" as in Fig. 11) and `pooled` (the misclassified
+//! points of all run classes together).
 //!
 //! `--plot DIR` writes SVG figures: `skewgp_fashion_decision_std.svg` draws the same histograms
-//! (left panel class K, right panel pooled; in each bin SkewGP2's bar left of GP-EP's),
+//! (left panel class K, right panel pooled; in each bin SkewGP2's bar left of GP-EP's; one
+//! method's bars alone for a `--merge` of its lines),
 //! `skewgp_fashion_reliability_skew2.svg` and `skewgp_fashion_reliability_gpep.svg` the
 //! reliability diagrams of the class-K problem (10 bins), and `skewgp_fashion_curves_class<C>.svg`
 //! the training curves of both methods on each run class C.
@@ -98,6 +100,24 @@ enum Method {
     Skew2,
     /// Our GP-EP classifier.
     Gpep,
+}
+
+impl Method {
+    /// The method's name in tables and figures.
+    fn name(self) -> &'static str {
+        match self {
+            Self::Skew2 => "SkewGP2",
+            Self::Gpep => "GP-EP",
+        }
+    }
+
+    /// The method's key in `--methods`, saved lines and CSV columns.
+    fn key(self) -> &'static str {
+        match self {
+            Self::Skew2 => "skew2",
+            Self::Gpep => "gpep",
+        }
+    }
 }
 
 /// The kernel both methods use (the paper's two: RBF and Williams' neural-network kernel).
@@ -283,6 +303,69 @@ struct ClassResult {
     gpep: MethodResult,
 }
 
+/// One method's test metrics on each run class (in the order of the runs) and over all of them:
+/// what every report, table, `--json` line and histogram is made from.
+struct MethodSummary {
+    method: Method,
+    classes: Vec<usize>,
+    acc: Vec<f64>,
+    nll: Vec<f64>,
+    error_auc: Vec<f64>,
+    /// Decision standard deviations of each class's misclassified test images.
+    error_std: Vec<Vec<f64>>,
+    seconds: Vec<f64>,
+    /// One-vs-rest 10-class accuracy; `None` unless all 10 classes ran.
+    ovr: Option<f64>,
+}
+
+impl MethodSummary {
+    /// Scores `method`'s `(class, result)` runs against the 10-class test `labels`.
+    fn new(method: Method, runs: &[(usize, &MethodResult)], labels: &[usize]) -> Result<Self> {
+        let mut s = Self {
+            method,
+            classes: vec![],
+            acc: vec![],
+            nll: vec![],
+            error_auc: vec![],
+            error_std: vec![],
+            seconds: vec![],
+            ovr: None,
+        };
+        for &(class, r) in runs {
+            let y = binary_labels(labels, class);
+            s.classes.push(class);
+            s.acc.push(r.accuracy(&y));
+            s.nll.push(r.nll(&y)?);
+            s.error_auc.push(r.error_auc(&y)?);
+            s.error_std.push(r.misclassified_std(&y));
+            s.seconds.push(r.seconds);
+        }
+        let probs: Vec<(usize, &[f64])> = runs.iter().map(|&(class, r)| (class, &r.prob[..])).collect();
+        s.ovr = one_vs_rest_accuracy(&probs, labels);
+        Ok(s)
+    }
+
+    /// Misclassified test images per run class.
+    fn errors(&self) -> Vec<usize> {
+        self.error_std.iter().map(Vec::len).collect()
+    }
+
+    /// Decision standard deviations of `class`'s misclassified test images (none if it did not run).
+    fn class_error_std(&self, class: usize) -> &[f64] {
+        self.classes.iter().position(|&c| c == class).map_or(&[], |k| &self.error_std[k])
+    }
+
+    /// Decision standard deviations of all run classes' misclassified test images.
+    fn pooled_error_std(&self) -> Vec<f64> {
+        self.error_std.concat()
+    }
+
+    /// Seconds over all run classes.
+    fn total_seconds(&self) -> f64 {
+        self.seconds.iter().sum()
+    }
+}
+
 /// Runs the example, printing a failure on stderr.
 fn main() {
     common::exit_on_error(run(Args::parse()));
@@ -326,65 +409,64 @@ fn run(args: Args) -> Result<()> {
     } else {
         let lines = read_saved(&args)?;
         if let Some(first) = lines.first().filter(|f| lines.iter().all(|l| l.method == f.method)) {
-            return report_one_method(&args, &split, first.method, &lines);
+            return report_one_method(&args, &figures, &split, first.method, &lines);
         }
         results = pair_lines(lines)?;
         if results.is_empty() {
             return Err(Error::invalid("merge", "no class has lines of both methods in the given files"));
         }
     }
+    let summary = |method, pick: fn(&ClassResult) -> &MethodResult| {
+        let runs: Vec<(usize, &MethodResult)> = results.iter().map(|r| (r.class, pick(r))).collect();
+        MethodSummary::new(method, &runs, &split.labels_test)
+    };
+    let (skew2, gpep) = (summary(Method::Skew2, |r| &r.skew2)?, summary(Method::Gpep, |r| &r.gpep)?);
     println!("| class | name | test positives | acc SkewGP2 | acc GP-EP | NLL SkewGP2 | NLL GP-EP | errors SkewGP2 | errors GP-EP | median std of errors SkewGP2 | median std of errors GP-EP | error AUC of std SkewGP2 | error AUC of std GP-EP | time SkewGP2 (s) | time GP-EP (s) |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for result in &results {
-        print_class(&split, result)?;
+    for (k, result) in results.iter().enumerate() {
+        let (class, s, g) = (result.class, &skew2, &gpep);
+        println!(
+            "| {class} | {} | {} | {:.4} | {:.4} | {:.4} | {:.4} | {} | {} | {:.4} | {:.4} | {:.3} | {:.3} | {:.1} | {:.1} |",
+            CLASS_NAMES[class],
+            positives(&split.labels_test, class),
+            s.acc[k],
+            g.acc[k],
+            s.nll[k],
+            g.nll[k],
+            s.error_std[k].len(),
+            g.error_std[k].len(),
+            median(&s.error_std[k]),
+            median(&g.error_std[k]),
+            s.error_auc[k],
+            g.error_auc[k],
+            s.seconds[k],
+            g.seconds[k]
+        );
         let runs = [("SkewGP2", &result.skew2.history), ("GP-EP", &result.gpep.history)];
-        let title = format!("Fashion-MNIST class {} ({}) vs rest: training", result.class, CLASS_NAMES[result.class]);
-        figures.curves(&format!("curves_class{}", result.class), &title, &runs)?;
+        let title = format!("Fashion-MNIST class {class} ({}) vs rest: training", CLASS_NAMES[class]);
+        figures.curves(&format!("curves_class{class}"), &title, &runs)?;
     }
-    let classes: Vec<usize> = results.iter().map(|r| r.class).collect();
-    let y_of = |class: usize| binary_labels(&split.labels_test, class);
-    let acc = |pick: fn(&ClassResult) -> &MethodResult| -> Vec<f64> {
-        results.iter().map(|r| pick(r).accuracy(&y_of(r.class))).collect()
-    };
-    let (acc_skew2, acc_gpep) = (acc(|r| &r.skew2), acc(|r| &r.gpep));
-    let per_class = |f: fn(&MethodResult, &[f64]) -> Result<f64>, pick: fn(&ClassResult) -> &MethodResult| {
-        results.iter().map(|r| f(pick(r), &y_of(r.class))).collect::<Result<Vec<f64>>>()
-    };
-    let (nll_skew2, nll_gpep) =
-        (per_class(MethodResult::nll, |r| &r.skew2)?, per_class(MethodResult::nll, |r| &r.gpep)?);
-    let (auc_skew2, auc_gpep) =
-        (per_class(MethodResult::error_auc, |r| &r.skew2)?, per_class(MethodResult::error_auc, |r| &r.gpep)?);
-    let probs = |pick: fn(&ClassResult) -> &MethodResult| -> Vec<(usize, &[f64])> {
-        results.iter().map(|r| (r.class, &pick(r).prob[..])).collect()
-    };
-    let ovr_skew2 = one_vs_rest_accuracy(&probs(|r| &r.skew2), &split.labels_test);
-    let ovr_gpep = one_vs_rest_accuracy(&probs(|r| &r.gpep), &split.labels_test);
-    let time_skew2: f64 = results.iter().map(|r| r.skew2.seconds).sum();
-    let time_gpep: f64 = results.iter().map(|r| r.gpep.seconds).sum();
-    let pooled_skew2: Vec<f64> = results.iter().flat_map(|r| r.skew2.misclassified_std(&y_of(r.class))).collect();
-    let pooled_gpep: Vec<f64> = results.iter().flat_map(|r| r.gpep.misclassified_std(&y_of(r.class))).collect();
-    let fmt = |v: Option<f64>| v.map_or("n/a (needs all 10 classes)".to_string(), |v| format!("{v:.4}"));
-    let wins = acc_skew2.iter().zip(&acc_gpep).filter(|(s, g)| s > g).count();
+    let wins = skew2.acc.iter().zip(&gpep.acc).filter(|(s, g)| s > g).count();
     println!();
     common::print_table(
         &format!("Fashion-MNIST, {} train / {} test, {} one-vs-rest problems", args.train, args.test, results.len()),
         &[
-            ("mean binary accuracy SkewGP2", format!("{:.4}", mean(&acc_skew2))),
-            ("mean binary accuracy GP-EP", format!("{:.4}", mean(&acc_gpep))),
+            ("mean binary accuracy SkewGP2", format!("{:.4}", mean(&skew2.acc))),
+            ("mean binary accuracy GP-EP", format!("{:.4}", mean(&gpep.acc))),
             ("problems where SkewGP2 > GP-EP", format!("{wins} of {}", results.len())),
-            ("mean test NLL SkewGP2 (nats)", format!("{:.4}", mean(&nll_skew2))),
-            ("mean test NLL GP-EP (nats)", format!("{:.4}", mean(&nll_gpep))),
-            ("mean error AUC of the decision std SkewGP2", format!("{:.4}", mean(&auc_skew2))),
-            ("mean error AUC of the decision std GP-EP", format!("{:.4}", mean(&auc_gpep))),
-            ("one-vs-rest accuracy SkewGP2", fmt(ovr_skew2)),
-            ("one-vs-rest accuracy GP-EP", fmt(ovr_gpep)),
-            ("time SkewGP2 (s, all classes)", format!("{time_skew2:.1}")),
-            ("time GP-EP (s, all classes)", format!("{time_gpep:.1}")),
-            ("median decision std of errors SkewGP2 (pooled)", format!("{:.4}", median(&pooled_skew2))),
-            ("median decision std of errors GP-EP (pooled)", format!("{:.4}", median(&pooled_gpep))),
+            ("mean test NLL SkewGP2 (nats)", format!("{:.4}", mean(&skew2.nll))),
+            ("mean test NLL GP-EP (nats)", format!("{:.4}", mean(&gpep.nll))),
+            ("mean error AUC of the decision std SkewGP2", format!("{:.4}", mean(&skew2.error_auc))),
+            ("mean error AUC of the decision std GP-EP", format!("{:.4}", mean(&gpep.error_auc))),
+            ("one-vs-rest accuracy SkewGP2", format_ovr(skew2.ovr)),
+            ("one-vs-rest accuracy GP-EP", format_ovr(gpep.ovr)),
+            ("time SkewGP2 (s, all classes)", format!("{:.1}", skew2.total_seconds())),
+            ("time GP-EP (s, all classes)", format!("{:.1}", gpep.total_seconds())),
+            ("median decision std of errors SkewGP2 (pooled)", format!("{:.4}", median(&skew2.pooled_error_std()))),
+            ("median decision std of errors GP-EP (pooled)", format!("{:.4}", median(&gpep.pooled_error_std()))),
         ],
     );
-    write_histograms(&args, &figures, &results, &split.labels_test)?;
+    write_histograms(&args, &figures, &[&skew2, &gpep])?;
     plot_reliability(&args, &figures, &results, &split.labels_test)?;
     plot_scatter(&args, &figures, &results, &split.labels_test)?;
     if args.opts.json {
@@ -395,17 +477,17 @@ fn run(args: Args) -> Result<()> {
                 "kernel": args.kernel,
                 "train": args.train,
                 "test": args.test,
-                "classes": classes,
-                "acc_skew2": acc_skew2,
-                "acc_gpep": acc_gpep,
-                "nll_skew2": nll_skew2,
-                "nll_gpep": nll_gpep,
-                "error_auc_skew2": auc_skew2,
-                "error_auc_gpep": auc_gpep,
-                "ovr_acc_skew2": ovr_skew2,
-                "ovr_acc_gpep": ovr_gpep,
-                "time_skew2_s": time_skew2,
-                "time_gpep_s": time_gpep,
+                "classes": gpep.classes,
+                "acc_skew2": skew2.acc,
+                "acc_gpep": gpep.acc,
+                "nll_skew2": skew2.nll,
+                "nll_gpep": gpep.nll,
+                "error_auc_skew2": skew2.error_auc,
+                "error_auc_gpep": gpep.error_auc,
+                "ovr_acc_skew2": skew2.ovr,
+                "ovr_acc_gpep": gpep.ovr,
+                "time_skew2_s": skew2.total_seconds(),
+                "time_gpep_s": gpep.total_seconds(),
             })
         );
     }
@@ -649,50 +731,35 @@ fn one_vs_rest_accuracy(class_probs: &[(usize, &[f64])], labels: &[usize]) -> Op
 /// Reports `--merge` lines that are all of one method (each class at most once): per class its
 /// accuracy, NLL, errors, the median decision std of the errors, their error AUC and time; then
 /// the means, the one-vs-rest accuracy (all 10 classes) and the histograms of the errors' decision
-/// std (`--fig-class` and pooled); with `--json` one line of the keys in the module documentation.
-fn report_one_method(args: &Args, split: &Split, method: Method, lines: &[SavedLine]) -> Result<()> {
+/// std (`--fig-class` and pooled; written by `--csv` and `--plot` too); with `--json` one line of
+/// the keys in the module documentation.
+fn report_one_method(args: &Args, figures: &Figures, split: &Split, method: Method, lines: &[SavedLine]) -> Result<()> {
     let mut seen = [false; 10];
     for l in lines {
         if std::mem::replace(&mut seen[l.class], true) {
             return Err(Error::invalid("merge", format!("class {} {method:?} given twice", l.class)));
         }
     }
-    let name = match method {
-        Method::Skew2 => "SkewGP2",
-        Method::Gpep => "GP-EP",
-    };
+    let runs: Vec<(usize, &MethodResult)> = lines.iter().map(|l| (l.class, &l.result)).collect();
+    let s = MethodSummary::new(method, &runs, &split.labels_test)?;
+    let name = method.name();
     println!("| class | name | test positives | acc {name} | NLL {name} | errors | median std of errors | error AUC of std | time (s) |");
     println!("|---|---|---|---|---|---|---|---|---|");
-    let (mut acc, mut nll, mut auc, mut errors) = (vec![], vec![], vec![], vec![]);
-    let (mut fig, mut pooled) = (vec![], vec![]);
-    for l in lines {
-        let (r, y) = (&l.result, binary_labels(&split.labels_test, l.class));
-        let err = r.misclassified_std(&y);
-        acc.push(r.accuracy(&y));
-        nll.push(r.nll(&y)?);
-        auc.push(r.error_auc(&y)?);
-        errors.push(err.len());
+    for (k, &class) in s.classes.iter().enumerate() {
         println!(
-            "| {} | {} | {} | {:.4} | {:.4} | {} | {:.4} | {:.3} | {:.1} |",
-            l.class,
-            CLASS_NAMES[l.class],
-            y.iter().filter(|v| **v > 0.5).count(),
-            acc[acc.len() - 1],
-            nll[nll.len() - 1],
-            err.len(),
-            median(&err),
-            auc[auc.len() - 1],
-            r.seconds
+            "| {class} | {} | {} | {:.4} | {:.4} | {} | {:.4} | {:.3} | {:.1} |",
+            CLASS_NAMES[class],
+            positives(&split.labels_test, class),
+            s.acc[k],
+            s.nll[k],
+            s.error_std[k].len(),
+            median(&s.error_std[k]),
+            s.error_auc[k],
+            s.seconds[k]
         );
-        if l.class == args.fig_class {
-            fig = err.clone();
-        }
-        pooled.extend(err);
     }
-    let probs: Vec<(usize, &[f64])> = lines.iter().map(|l| (l.class, &l.result.prob[..])).collect();
-    let ovr = one_vs_rest_accuracy(&probs, &split.labels_test);
-    let time: f64 = lines.iter().map(|l| l.result.seconds).sum();
-    let (hist_fig, hist_pooled) = (histogram(&fig), histogram(&pooled));
+    let errors = s.errors();
+    let (hist_fig, hist_pooled) = (histogram(s.class_error_std(args.fig_class)), histogram(&s.pooled_error_std()));
     println!();
     common::print_table(
         &format!(
@@ -702,12 +769,12 @@ fn report_one_method(args: &Args, split: &Split, method: Method, lines: &[SavedL
             lines.len()
         ),
         &[
-            ("mean binary accuracy", format!("{:.4}", mean(&acc))),
-            ("mean test NLL (nats)", format!("{:.4}", mean(&nll))),
-            ("mean error AUC of the decision std", format!("{:.4}", mean(&auc))),
+            ("mean binary accuracy", format!("{:.4}", mean(&s.acc))),
+            ("mean test NLL (nats)", format!("{:.4}", mean(&s.nll))),
+            ("mean error AUC of the decision std", format!("{:.4}", mean(&s.error_auc))),
             ("errors (all classes)", errors.iter().sum::<usize>().to_string()),
-            ("one-vs-rest accuracy", ovr.map_or("n/a (needs all 10 classes)".into(), |v| format!("{v:.4}"))),
-            ("time (s, all classes)", format!("{time:.1}")),
+            ("one-vs-rest accuracy", format_ovr(s.ovr)),
+            ("time (s, all classes)", format!("{:.1}", s.total_seconds())),
             (
                 &format!("decision std of errors, class {}, 10 bins over [0, 0.5]", args.fig_class),
                 format!("{hist_fig:?}"),
@@ -715,8 +782,8 @@ fn report_one_method(args: &Args, split: &Split, method: Method, lines: &[SavedL
             ("decision std of errors, pooled, 10 bins over [0, 0.5]", format!("{hist_pooled:?}")),
         ],
     );
+    write_histograms(args, figures, &[&s])?;
     if args.opts.json {
-        let classes: Vec<usize> = lines.iter().map(|l| l.class).collect();
         println!(
             "{}",
             json!({
@@ -725,13 +792,13 @@ fn report_one_method(args: &Args, split: &Split, method: Method, lines: &[SavedL
                 "kernel": args.kernel,
                 "train": args.train,
                 "test": args.test,
-                "classes": classes,
-                "acc": acc,
-                "nll": nll,
-                "error_auc": auc,
+                "classes": s.classes,
+                "acc": s.acc,
+                "nll": s.nll,
+                "error_auc": s.error_auc,
                 "errors": errors,
-                "ovr_acc": ovr,
-                "time_s": time,
+                "ovr_acc": s.ovr,
+                "time_s": s.total_seconds(),
                 "hist_fig_class": hist_fig,
                 "hist_pooled": hist_pooled,
             })
@@ -740,29 +807,14 @@ fn report_one_method(args: &Args, split: &Split, method: Method, lines: &[SavedL
     Ok(())
 }
 
-/// Prints a class's markdown row.
-fn print_class(split: &Split, r: &ClassResult) -> Result<()> {
-    let y = binary_labels(&split.labels_test, r.class);
-    let (err_s, err_g) = (r.skew2.misclassified_std(&y), r.gpep.misclassified_std(&y));
-    println!(
-        "| {} | {} | {} | {:.4} | {:.4} | {:.4} | {:.4} | {} | {} | {:.4} | {:.4} | {:.3} | {:.3} | {:.1} | {:.1} |",
-        r.class,
-        CLASS_NAMES[r.class],
-        y.iter().filter(|v| **v > 0.5).count(),
-        r.skew2.accuracy(&y),
-        r.gpep.accuracy(&y),
-        r.skew2.nll(&y)?,
-        r.gpep.nll(&y)?,
-        err_s.len(),
-        err_g.len(),
-        median(&err_s),
-        median(&err_g),
-        r.skew2.error_auc(&y)?,
-        r.gpep.error_auc(&y)?,
-        r.skew2.seconds,
-        r.gpep.seconds
-    );
-    Ok(())
+/// Test images of `class` among the 10-class `labels`.
+fn positives(labels: &[usize], class: usize) -> usize {
+    labels.iter().filter(|&&l| l == class).count()
+}
+
+/// A one-vs-rest accuracy for the tables, or why there is none.
+fn format_ovr(ovr: Option<f64>) -> String {
+    ovr.map_or("n/a (needs all 10 classes)".to_string(), |v| format!("{v:.4}"))
 }
 
 /// Counts of `values` in [`BINS`] equal bins over `[0, 0.5]` (0.5 in the last bin).
@@ -774,24 +826,19 @@ fn histogram(values: &[f64]) -> Vec<usize> {
     counts
 }
 
-/// Writes the `--csv` and `--plot` histograms of the `--fig-class` problem and of all problems.
-fn write_histograms(args: &Args, figures: &Figures, results: &[ClassResult], labels: &[usize]) -> Result<()> {
+/// Writes the `--csv` and `--plot` histograms of the `--fig-class` problem and of all problems,
+/// one series per method in `methods`.
+fn write_histograms(args: &Args, figures: &Figures, methods: &[&MethodSummary]) -> Result<()> {
     if args.csv.is_none() && !figures.enabled() {
         return Ok(());
     }
-    let errors = |r: &ClassResult| {
-        let y = binary_labels(labels, r.class);
-        (r.gpep.misclassified_std(&y), r.skew2.misclassified_std(&y))
-    };
-    let fig = results.iter().find(|r| r.class == args.fig_class).map(errors).unwrap_or_default();
-    let pooled = results.iter().map(errors).fold((vec![], vec![]), |mut acc, (g, s)| {
-        acc.0.extend(g);
-        acc.1.extend(s);
-        acc
-    });
-    let panels: Vec<Vec<Vec<usize>>> = [&fig, &pooled].iter().map(|(g, s)| vec![histogram(g), histogram(s)]).collect();
+    let panels: Vec<Vec<Vec<usize>>> = vec![
+        methods.iter().map(|m| histogram(m.class_error_std(args.fig_class))).collect(),
+        methods.iter().map(|m| histogram(&m.pooled_error_std())).collect(),
+    ];
     if let Some(path) = &args.csv {
-        write_csv(path, &[format!("class{}", args.fig_class), "pooled".into()], &panels)?;
+        let keys: Vec<&str> = methods.iter().map(|m| m.method.key()).collect();
+        write_csv(path, &[format!("class{}", args.fig_class), "pooled".into()], &keys, &panels)?;
     }
     let captions =
         [format!("class {} ({})", args.fig_class, CLASS_NAMES[args.fig_class]), "pooled over the run classes".into()];
@@ -800,7 +847,7 @@ fn write_histograms(args: &Args, figures: &Figures, results: &[ClassResult], lab
         .zip(&panels)
         .map(|(caption, counts)| HistogramPanel {
             caption,
-            series: vec![("SkewGP2".into(), counts[1].clone()), ("GP-EP".into(), counts[0].clone())],
+            series: methods.iter().zip(counts).map(|(m, c)| (m.method.name().to_string(), c.clone())).collect(),
         })
         .collect();
     let title = "Decision standard deviation of misclassified test points (paper Fig. 11)";
@@ -842,17 +889,18 @@ fn plot_scatter(args: &Args, figures: &Figures, results: &[ClassResult], labels:
     figures.scatter("scatter", &title, ("SkewGP2", "GP-EP"), &[panel("GP-EP", &r.gpep), panel("SkewGP2", &r.skew2)])
 }
 
-/// Rows `scope,bin_lo,bin_hi,skew2,gpep` for each panel's `[gpep, skew2]` counts.
-fn write_csv(path: &Path, scopes: &[String], panels: &[Vec<Vec<usize>>]) -> Result<()> {
+/// Rows `scope,bin_lo,bin_hi,<key>…`: each panel's counts, one column per method key.
+fn write_csv(path: &Path, scopes: &[String], keys: &[&str], panels: &[Vec<Vec<usize>>]) -> Result<()> {
     use std::io::Write;
     let io = |source| Error::Io { path: path.to_path_buf(), source };
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    writeln!(f, "scope,bin_lo,bin_hi,skew2,gpep").map_err(io)?;
+    writeln!(f, "scope,bin_lo,bin_hi,{}", keys.join(",")).map_err(io)?;
     let width = 0.5 / BINS as f64;
     for (scope, counts) in scopes.iter().zip(panels) {
-        for (b, (gpep, skew2)) in counts[0].iter().zip(&counts[1]).enumerate() {
+        for b in 0..BINS {
             let (lo, hi) = (b as f64 * width, (b + 1) as f64 * width);
-            writeln!(f, "{scope},{lo:.2},{hi:.2},{skew2},{gpep}").map_err(io)?;
+            let row: Vec<String> = counts.iter().map(|c| c[b].to_string()).collect();
+            writeln!(f, "{scope},{lo:.2},{hi:.2},{}", row.join(",")).map_err(io)?;
         }
     }
     f.flush().map_err(io)
