@@ -442,7 +442,7 @@ fn run(args: Args) -> Result<()> {
             s.seconds[k],
             g.seconds[k]
         );
-        let runs = [("SkewGP2", &result.skew2.history), ("GP-EP", &result.gpep.history)];
+        let runs = [(Method::Skew2.name(), &result.skew2.history), (Method::Gpep.name(), &result.gpep.history)];
         let title = format!("Fashion-MNIST class {class} ({}) vs rest: training", CLASS_NAMES[class]);
         figures.curves(&format!("curves_class{class}"), &title, &runs)?;
     }
@@ -859,10 +859,10 @@ fn write_histograms(args: &Args, figures: &Figures, methods: &[&MethodSummary]) 
 fn plot_reliability(args: &Args, figures: &Figures, results: &[ClassResult], labels: &[usize]) -> Result<()> {
     let Some(r) = results.iter().find(|r| r.class == args.fig_class).or(results.first()) else { return Ok(()) };
     let y: Vec<usize> = labels.iter().map(|&l| usize::from(l == r.class)).collect();
-    for (name, method) in [("skew2", &r.skew2), ("gpep", &r.gpep)] {
-        let label = if name == "skew2" { "SkewGP2" } else { "GP-EP" };
-        let title = format!("{label}, class {} ({}) vs rest", r.class, CLASS_NAMES[r.class]);
-        figures.reliability(&format!("reliability_{name}"), &title, &binary_probs(&method.prob)?, 2, &y, 10)?;
+    for (method, result) in [(Method::Skew2, &r.skew2), (Method::Gpep, &r.gpep)] {
+        let title = format!("{}, class {} ({}) vs rest", method.name(), r.class, CLASS_NAMES[r.class]);
+        let figure = format!("reliability_{}", method.key());
+        figures.reliability(&figure, &title, &binary_probs(&result.prob)?, 2, &y, 10)?;
     }
     Ok(())
 }
