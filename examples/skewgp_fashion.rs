@@ -400,7 +400,7 @@ fn run(args: Args) -> Result<()> {
                 }
                 lines.push(line);
             }
-            results.extend(pair_lines(lines)?);
+            results.extend(pair_lines(lines));
         }
         if results.is_empty() {
             eprintln!("one method run: its lines are in --save; report them with --merge");
@@ -411,7 +411,7 @@ fn run(args: Args) -> Result<()> {
         if let Some(first) = lines.first().filter(|f| lines.iter().all(|l| l.method == f.method)) {
             return report_one_method(&args, &figures, &split, first.method, &lines);
         }
-        results = pair_lines(lines)?;
+        results = pair_lines(lines);
         if results.is_empty() {
             return Err(Error::invalid("merge", "no class has lines of both methods in the given files"));
         }
@@ -508,11 +508,11 @@ fn check_args(args: &Args) -> Result<()> {
     if args.merge.is_empty() && args.save.is_none() && args.methods.len() < 2 {
         return Err(Error::invalid("methods", "a run of one method reports nothing: give --save FILE"));
     }
-    if args.methods.is_empty() || (args.methods.len() == 2 && args.methods[0] == args.methods[1]) {
+    if args.methods.is_empty() || has_repeat(&args.methods) {
         return Err(Error::invalid("methods", format!("need skew2, gpep or both, got {:?}", args.methods)));
     }
-    if args.classes.is_empty() {
-        return Err(Error::invalid("classes", "need at least one class"));
+    if args.classes.is_empty() || has_repeat(&args.classes) {
+        return Err(Error::invalid("classes", format!("need distinct classes, got {:?}", args.classes)));
     }
     if args.ep_inducing > args.train {
         return Err(Error::invalid(
@@ -521,6 +521,11 @@ fn check_args(args: &Args) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// Whether some item of `items` appears twice.
+fn has_repeat<T: PartialEq>(items: &[T]) -> bool {
+    items.iter().enumerate().any(|(k, a)| items[..k].contains(a))
 }
 
 /// Pools the official training and test images and draws `--train + --test` of them (seeded).
@@ -632,21 +637,17 @@ fn run_method<K: Kernel>(
 }
 
 /// Pairs each class's SkewGP2 and GP-EP lines (in class order); classes with only one are left
-/// out. A class and method given twice is an error.
-fn pair_lines(lines: Vec<SavedLine>) -> Result<Vec<ClassResult>> {
+/// out. Each class and method comes at most once (`check_args` and `read_saved` see to it).
+fn pair_lines(lines: Vec<SavedLine>) -> Vec<ClassResult> {
     let mut slots: Vec<[Option<MethodResult>; 2]> = (0..CLASS_NAMES.len()).map(|_| [None, None]).collect();
     for line in lines {
-        let slot = &mut slots[line.class][usize::from(line.method == Method::Gpep)];
-        if slot.is_some() {
-            return Err(Error::invalid("merge", format!("class {} {:?} given twice", line.class, line.method)));
-        }
-        *slot = Some(line.result);
+        slots[line.class][usize::from(line.method == Method::Gpep)] = Some(line.result);
     }
-    Ok(slots
+    slots
         .into_iter()
         .enumerate()
         .filter_map(|(class, [skew2, gpep])| Some(ClassResult { class, skew2: skew2?, gpep: gpep? }))
-        .collect())
+        .collect()
 }
 
 /// Appends `line` as one JSON line to `path`.
@@ -658,7 +659,8 @@ fn append_line(path: &Path, line: &SavedLine) -> Result<()> {
     writeln!(f, "{line}").map_err(io)
 }
 
-/// The lines of the `--merge` files, checked against this run's sizes and seed.
+/// The lines of the `--merge` files, checked against this run's sizes and seed; a class and
+/// method given twice is an error.
 fn read_saved(args: &Args) -> Result<Vec<SavedLine>> {
     let mut lines: Vec<SavedLine> = Vec::new();
     for path in &args.merge {
@@ -690,6 +692,9 @@ fn read_saved(args: &Args) -> Result<Vec<SavedLine>> {
                     "merge",
                     format!("{}: class {} or prediction lengths {lengths:?}", at(), r.class),
                 ));
+            }
+            if lines.iter().any(|l| (l.class, l.method) == (r.class, r.method)) {
+                return Err(Error::invalid("merge", format!("{}: class {} {:?} given twice", at(), r.class, r.method)));
             }
             lines.push(r);
         }
@@ -734,12 +739,6 @@ fn one_vs_rest_accuracy(class_probs: &[(usize, &[f64])], labels: &[usize]) -> Op
 /// std (`--fig-class` and pooled; written by `--csv` and `--plot` too); with `--json` one line of
 /// the keys in the module documentation.
 fn report_one_method(args: &Args, figures: &Figures, split: &Split, method: Method, lines: &[SavedLine]) -> Result<()> {
-    let mut seen = [false; 10];
-    for l in lines {
-        if std::mem::replace(&mut seen[l.class], true) {
-            return Err(Error::invalid("merge", format!("class {} {method:?} given twice", l.class)));
-        }
-    }
     let runs: Vec<(usize, &MethodResult)> = lines.iter().map(|l| (l.class, &l.result)).collect();
     let s = MethodSummary::new(method, &runs, &split.labels_test)?;
     let name = method.name();
