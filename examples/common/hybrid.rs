@@ -141,6 +141,9 @@ pub struct HybridOptions {
     /// library's default, 0.5, is the recipe measured in docs/results/bayesian_svm.md).
     #[arg(long, default_value_t = 0.5)]
     pub lengthscale_factor: f64,
+    /// Weight β on the head's data term (tempering; 1 = the untempered ELBO, below 1 a wider q(u)).
+    #[arg(long, default_value_t = 1.0)]
+    pub likelihood_weight: f64,
 }
 
 /// The training images and, with `--calibration N`, the last `N` of them held out (not trained
@@ -352,12 +355,13 @@ pub fn hybrid_scores(
 }
 
 /// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
-/// `--feature-norm` and the seed.
+/// `--feature-norm`, the head's initial settings, its likelihood weight and the seed.
 pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> HybridConfig {
     let head = GpHeadConfig::new(num_classes)
         .with_num_inducing(opts.m)
         .with_q_sqrt_init(opts.q_sqrt_init)
-        .with_lengthscale_factor(opts.lengthscale_factor);
+        .with_lengthscale_factor(opts.lengthscale_factor)
+        .with_likelihood_weight(opts.likelihood_weight);
     HybridConfig::new(head.with_seed(run.seed))
         .with_natural_step(opts.natural_step)
         .with_feature_norm(opts.feature_norm.into())

@@ -157,6 +157,20 @@ fn bad_input_to_the_hybrid_gives_typed_errors() {
             Err(Error::InvalidArgument { .. })
         ));
     }
+    // The likelihood weight β builds the head for round(β · num_data) examples (the tempered ELBO);
+    // a non-positive or non-finite one is an error.
+    let tempered = |w: f64| {
+        GpHeadConfig::new(10)
+            .with_num_inducing(4)
+            .with_likelihood_weight(w)
+            .init::<MultiClassHinge>(&sample, 100, 40, &dev)
+    };
+    assert_eq!(tempered(1.0).unwrap().num_data, 40);
+    assert_eq!(tempered(0.15).unwrap().num_data, 6);
+    assert_eq!(tempered(1e-6).unwrap().num_data, 1);
+    for bad in [0.0, -0.5, f64::INFINITY, f64::NAN] {
+        assert!(matches!(tempered(bad), Err(Error::InvalidArgument { .. })), "likelihood weight {bad}");
+    }
     // Fewer than two classes, and one-hot targets of the wrong width.
     assert!(matches!(
         GpHeadConfig::new(1).init::<MultiClassHinge>(&[0.0; 400], 100, 40, &dev),
