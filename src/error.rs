@@ -113,6 +113,15 @@ impl Error {
     }
 }
 
+/// Checks that a setting is finite and strictly positive; the error names it and its value.
+pub(crate) fn check_positive(name: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(name, format!("must be finite and positive, got {value}")))
+    }
+}
+
 /// Checks that every value is finite; names the first bad index.
 pub(crate) fn check_finite(context: &str, values: &[f64]) -> Result<()> {
     match values.iter().position(|v| !v.is_finite()) {

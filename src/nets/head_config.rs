@@ -3,7 +3,7 @@ use burn::config::Config;
 use burn::tensor::Device;
 
 use super::HeadLikelihood;
-use crate::error::Error;
+use crate::error::check_positive;
 use crate::inducing::InducingPoints;
 use crate::kernels::Rbf;
 use crate::models::placement::{jitter_or_default, rbf_and_inducing};
@@ -67,24 +67,19 @@ impl GpHeadConfig {
         num_data: usize,
         device: &Device,
     ) -> GpResult<Svgp<Rbf, InducingPoints, L>> {
-        if !(self.lengthscale_factor.is_finite() && self.lengthscale_factor > 0.0) {
-            return Err(Error::invalid(
-                "lengthscale_factor",
-                format!("must be finite and positive, got {}", self.lengthscale_factor),
-            ));
-        }
-        if !(self.likelihood_weight.is_finite() && self.likelihood_weight > 0.0) {
-            return Err(Error::invalid(
-                "likelihood_weight",
-                format!("must be finite and positive, got {}", self.likelihood_weight),
-            ));
-        }
-        let tempered = ((num_data as f64) * self.likelihood_weight).round().max(1.0) as usize;
+        check_positive("lengthscale_factor", self.lengthscale_factor)?;
+        check_positive("likelihood_weight", self.likelihood_weight)?;
+        // The tempered ELBO is the ELBO on round(β · num_data) examples (at least one); 0 stays 0
+        // so that `SvgpConfig` reports it.
+        let tempered = match num_data {
+            0 => 0,
+            n => ((n as f64) * self.likelihood_weight).round().max(1.0) as usize,
+        };
         let likelihood = L::for_head(self.outputs, device)?;
         let s = features.len().checked_div(d).unwrap_or(0);
         let placement = (self.inducing_init, self.lengthscale_factor);
         let (kernel, inducing) = rbf_and_inducing(features, (s, d), self.num_inducing, placement, self.seed, device)?;
-        SvgpConfig::new(if num_data == 0 { 0 } else { tempered })
+        SvgpConfig::new(tempered)
             .with_num_latent(self.outputs)
             .with_jitter(jitter_or_default(self.jitter, device))
             .with_q_sqrt_init(self.q_sqrt_init)
