@@ -33,7 +33,7 @@ use super::batch::select_rows;
 use super::checks::{check_inputs, check_targets};
 use super::svgp_config::SvgpConfig;
 use super::{ClassPredictive, GaussianPredictive};
-use crate::error::{Error, Result};
+use crate::error::{check_positive, Error, Result};
 use crate::inducing::InducingVariables;
 use crate::kernels::Kernel;
 use crate::likelihoods::{BernoulliProbit, Gaussian, Likelihood, Targets};
@@ -79,9 +79,7 @@ impl SvgpConfig {
         if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
             return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
         }
-        if !(self.q_sqrt_init > 0.0 && self.q_sqrt_init.is_finite()) {
-            return Err(Error::invalid("q_sqrt_init", format!("must be finite and > 0, got {}", self.q_sqrt_init)));
-        }
+        check_positive("q_sqrt_init", self.q_sqrt_init)?;
         let m = inducing.num_inducing();
         let p = self.num_latent;
         if !(self.q_mu_init_std >= 0.0 && self.q_mu_init_std.is_finite()) {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{EpochRecord, History, OptimizerConfig};
 use crate::data::MiniBatches;
-use crate::error::Error;
+use crate::error::{check_positive, Error};
 
 /// `crate::Result` under another name: Burn's `Config` derive needs `Result` to be std's.
 type GpResult<T> = crate::error::Result<T>;
@@ -81,9 +81,7 @@ impl TrainConfig {
     /// Checks the learning rate, the schedule and the optimiser.
     pub fn validate(&self) -> GpResult<()> {
         self.optimizer.validate()?;
-        if !(self.lr > 0.0 && self.lr.is_finite()) {
-            return Err(Error::invalid("lr", format!("must be positive, got {}", self.lr)));
-        }
+        check_positive("lr", self.lr)?;
         if let LrSchedule::Cosine { final_fraction } = self.schedule {
             if !(final_fraction.is_finite() && (0.0..=1.0).contains(&final_fraction)) {
                 return Err(Error::invalid(

@@ -2,7 +2,7 @@
 //! `docs/papers/004-deep-gp-ep.md` (section "Defaults").
 use burn::config::Config;
 
-use crate::error::Error;
+use crate::error::{check_positive, Error};
 use crate::inducing::InducingInit;
 use crate::train::TrainConfig;
 
@@ -121,9 +121,7 @@ impl DeepGpConfig {
         if self.batch_size == 0 {
             return Err(Error::invalid("batch_size", "must be ≥ 1"));
         }
-        if !(self.lr > 0.0 && self.lr.is_finite()) {
-            return Err(Error::invalid("lr", format!("must be positive and finite, got {}", self.lr)));
-        }
+        check_positive("lr", self.lr)?;
         if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
             return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
         }

@@ -6,7 +6,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use faer::{Mat, MatRef, Par};
 
 use super::posterior::{Fitc, WhitenedPosterior};
-use crate::error::{Error, Result};
+use crate::error::{check_positive, Error, Result};
 use crate::inducing::InducingPoints;
 use crate::kernels::Kernel;
 use crate::linalg::host::solve_lower_in_place;
@@ -64,9 +64,7 @@ pub(crate) struct StepKernels {
 impl<K: Kernel> EpGpClassifier<K> {
     /// A classifier from a kernel, inducing points and the initial σ0² (> 0).
     pub fn new(kernel: K, inducing: InducingPoints, noise: f64, jitter: f64, device: &Device) -> Result<Self> {
-        if !(noise.is_finite() && noise > 0.0) {
-            return Err(Error::invalid("noise", format!("σ0² must be positive and finite, got {noise}")));
-        }
+        check_positive("noise", noise)?; // σ0²
         if !(jitter.is_finite() && jitter >= 0.0) {
             return Err(Error::invalid("jitter", format!("must be non-negative, got {jitter}")));
         }
