@@ -122,6 +122,15 @@ pub(crate) fn check_positive(name: &str, value: f64) -> Result<()> {
     }
 }
 
+/// Checks that a scalar setting is finite and non-negative (a jitter, a floor, a spread that may be 0).
+pub(crate) fn check_non_negative(name: &str, value: f64) -> Result<()> {
+    if value.is_finite() && value >= 0.0 {
+        Ok(())
+    } else {
+        Err(Error::invalid(name, format!("must be finite and ≥ 0, got {value}")))
+    }
+}
+
 /// Checks that every value is finite; names the first bad index.
 pub(crate) fn check_finite(context: &str, values: &[f64]) -> Result<()> {
     match values.iter().position(|v| !v.is_finite()) {

@@ -53,9 +53,7 @@ impl<K: Kernel, I: InducingVariables<K>> Sgpr<K, I> {
     pub fn new(kernel: K, inducing: I, likelihood: Gaussian, x: Tensor<2>, y: Tensor<2>, jitter: f64) -> Result<Self> {
         let n = check_inputs("Sgpr::new", &x, kernel.input_dim())?;
         check_targets("Sgpr::new", &y, n, 1)?;
-        if !(jitter >= 0.0 && jitter.is_finite()) {
-            return Err(crate::Error::invalid("jitter", format!("must be finite and ≥ 0, got {jitter}")));
-        }
+        crate::error::check_non_negative("jitter", jitter)?;
         Ok(Self { kernel, inducing, likelihood, x, y, jitter })
     }
 

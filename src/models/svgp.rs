@@ -76,15 +76,11 @@ impl SvgpConfig {
         if self.num_latent == 0 {
             return Err(Error::invalid("num_latent", "must be positive"));
         }
-        if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
-            return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
-        }
+        crate::error::check_non_negative("jitter", self.jitter)?;
         check_positive("q_sqrt_init", self.q_sqrt_init)?;
         let m = inducing.num_inducing();
         let p = self.num_latent;
-        if !(self.q_mu_init_std >= 0.0 && self.q_mu_init_std.is_finite()) {
-            return Err(Error::invalid("q_mu_init_std", format!("must be finite and ≥ 0, got {}", self.q_mu_init_std)));
-        }
+        crate::error::check_non_negative("q_mu_init_std", self.q_mu_init_std)?;
         let q_mu = if self.q_mu_init_std > 0.0 {
             let mut rng = StdRng::seed_from_u64(self.seed);
             let normal =

@@ -183,6 +183,23 @@ fn shape_and_value_errors_are_typed() {
         let init = SvgpConfig::new(10).with_q_sqrt_init(bad).init(kernel, z, Gaussian::new(0.1, &dev).unwrap(), &dev);
         assert!(matches!(init, Err(Error::InvalidArgument { .. })), "q_sqrt_init {bad}");
     }
+    // jitter and q_mu_init_std may be 0 but not negative, NaN or infinite.
+    let init = |jitter: f64, spread: f64| {
+        let z = InducingPoints::new(&data.x[..6], 3, 2, &dev).unwrap();
+        let kernel = Rbf::ard(2, 1.0, 1.0, &dev).unwrap();
+        let config = SvgpConfig::new(10).with_jitter(jitter).with_q_mu_init_std(spread);
+        config.init(kernel, z, Gaussian::new(0.1, &dev).unwrap(), &dev)
+    };
+    assert!(init(0.0, 0.0).is_ok());
+    for bad in [-1e-9, f64::NAN, f64::INFINITY] {
+        for (name, r) in [("jitter", init(bad, 0.0)), ("q_mu_init_std", init(1e-6, bad))] {
+            assert!(
+                matches!(&r, Err(Error::InvalidArgument { name: n, .. }) if n == name),
+                "{name} {bad}: {:?}",
+                r.err()
+            );
+        }
+    }
     assert!(matches!(Rbf::new(&[-1.0], 1.0, &dev), Err(Error::InvalidArgument { .. })));
     assert!(matches!(
         burn_gp::tensors::matrix(vec![1.0, f64::INFINITY], 1, 2, &dev),

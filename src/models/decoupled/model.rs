@@ -89,9 +89,7 @@ impl DecoupledGpConfig {
         if self.num_data == 0 {
             return Err(Error::invalid("num_data", "must be positive"));
         }
-        if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
-            return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
-        }
+        crate::error::check_non_negative("jitter", self.jitter)?;
         if !(self.natural_step > 0.0 && self.natural_step <= 1.0) {
             return Err(Error::invalid("natural_step", format!("must be in (0, 1], got {}", self.natural_step)));
         }

@@ -122,12 +122,8 @@ impl DeepGpConfig {
             return Err(Error::invalid("batch_size", "must be ≥ 1"));
         }
         check_positive("lr", self.lr)?;
-        if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
-            return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
-        }
-        if !(self.noise_floor >= 0.0 && self.noise_floor.is_finite()) {
-            return Err(Error::invalid("noise_floor", format!("must be finite and ≥ 0, got {}", self.noise_floor)));
-        }
+        crate::error::check_non_negative("jitter", self.jitter)?;
+        crate::error::check_non_negative("noise_floor", self.noise_floor)?;
         Ok(())
     }
 }

@@ -87,12 +87,8 @@ impl LayerValues {
                 }
             }
         }
-        if !(self.jitter >= 0.0 && self.jitter.is_finite()) {
-            return Err(Error::invalid("jitter", format!("must be finite and ≥ 0, got {}", self.jitter)));
-        }
-        if !(self.noise_floor >= 0.0 && self.noise_floor.is_finite()) {
-            return Err(Error::invalid("noise_floor", format!("must be finite and ≥ 0, got {}", self.noise_floor)));
-        }
+        crate::error::check_non_negative("jitter", self.jitter)?;
+        crate::error::check_non_negative("noise_floor", self.noise_floor)?;
         Ok(())
     }
 }

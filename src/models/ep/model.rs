@@ -65,9 +65,7 @@ impl<K: Kernel> EpGpClassifier<K> {
     /// A classifier from a kernel, inducing points and the initial σ0² (> 0).
     pub fn new(kernel: K, inducing: InducingPoints, noise: f64, jitter: f64, device: &Device) -> Result<Self> {
         check_positive("noise", noise)?; // σ0²
-        if !(jitter.is_finite() && jitter >= 0.0) {
-            return Err(Error::invalid("jitter", format!("must be non-negative, got {jitter}")));
-        }
+        crate::error::check_non_negative("jitter", jitter)?;
         let log_noise = Tensor::<1>::from_data(TensorData::new(vec![noise.ln()], [1]), device);
         Ok(Self { kernel, inducing, log_noise: Param::from_tensor(log_noise), jitter })
     }

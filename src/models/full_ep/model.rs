@@ -26,9 +26,7 @@ pub struct FullEpClassifier<K: Module> {
 impl<K: Kernel> FullEpClassifier<K> {
     /// A classifier from a kernel and the jitter on the training covariance (≥ 0, finite).
     pub fn new(kernel: K, jitter: f64) -> Result<Self> {
-        if !(jitter.is_finite() && jitter >= 0.0) {
-            return Err(Error::invalid("jitter", format!("must be non-negative and finite, got {jitter}")));
-        }
+        crate::error::check_non_negative("jitter", jitter)?;
         Ok(Self { kernel, jitter })
     }
 

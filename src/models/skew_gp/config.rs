@@ -186,9 +186,7 @@ impl SkewGpConfig {
                 format!("must be in [0, 1), got {}", self.validation_fraction),
             ));
         }
-        if !(self.jitter.is_finite() && self.jitter >= 0.0) {
-            return Err(Error::invalid("jitter", format!("must be ≥ 0, got {}", self.jitter)));
-        }
+        crate::error::check_non_negative("jitter", self.jitter)?;
         if !(self.lr.is_finite() && self.lr > 0.0) || self.epochs == 0 {
             return Err(Error::invalid("lr/epochs", "need a positive learning rate and at least one epoch"));
         }

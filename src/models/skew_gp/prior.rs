@@ -47,9 +47,7 @@ impl<K: Kernel> SkewGp<K> {
         if phases.iter().any(|l| *l != 1.0 && *l != -1.0) {
             return Err(Error::invalid("phases", format!("each must be −1 or +1, got {phases:?}")));
         }
-        if !(jitter.is_finite() && jitter >= 0.0) {
-            return Err(Error::invalid("jitter", format!("must be ≥ 0, got {jitter}")));
-        }
+        crate::error::check_non_negative("jitter", jitter)?;
         crate::error::check_finite("SkewGp: γ", gamma)?;
         crate::error::check_finite("SkewGp: R", pseudo_points)?;
         let (pseudo, gam) = if let Some(p) = pseudo_points.len().checked_div(s) {
