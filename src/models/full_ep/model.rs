@@ -6,7 +6,7 @@ use burn::tensor::{Tensor, TensorData};
 use faer::MatRef;
 
 use super::posterior::FullEpPosterior;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::kernels::Kernel;
 use crate::models::ep::EpSites;
 use crate::tensors::to_vec;
