@@ -29,7 +29,7 @@ mod truncated;
 pub use dense::cholesky as cholesky_host;
 pub(crate) use dense::{row_major, solve_chol, solve_lower, symmetrise};
 pub use ess::EllipticalSlice;
-pub(crate) use genz::{estimate_from_log_integrand, genz_log_integrand};
+pub(crate) use genz::genz_log_means_with_last;
 pub use genz::{genz_log_cdf, independent_groups, log_mvn_cdf as log_mvn_cdf_host, MvnEstimate};
 pub use gibbs::{gibbs_orthant, truncated_normal_above};
 pub use lattice::QmcPoints;

@@ -14,9 +14,9 @@ use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::models::ClassPredictive;
 use crate::mvn::{
-    cholesky_host, estimate_from_log_integrand, genz_log_integrand, genz_order, gibbs_orthant, independent_groups,
-    log_mvn_cdf_exact, log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, row_major, solve_chol,
-    solve_lower, symmetrise, ChainConfig, ChainStart, LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
+    cholesky_host, genz_log_means_with_last, genz_order, gibbs_orthant, independent_groups, log_mvn_cdf_exact,
+    log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, row_major, solve_chol, solve_lower,
+    symmetrise, ChainConfig, ChainStart, LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
 };
 use crate::special::norm_cdf;
 use crate::tensors::to_vec;
@@ -152,11 +152,12 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// Only the independent groups of variables ([`independent_groups`]) that `x*` is correlated
     /// with enter (the others cancel, negligible ones are dropped). Beyond three dimensions
     /// numerator and denominator are Genz estimates with common random numbers: the variables in
-    /// the greedy order, `x*` last, the same `points` (dimension `≥ s + n`); the denominator's
-    /// ordering, factor and estimate are computed once per group set and shared by the test
-    /// points. No Monte Carlo over `U₁` is involved, so for `n` up to a few hundred this is the
-    /// low-variance prediction (lin-ess draws of `U₁` mix slowly on such posteriors; see
-    /// `docs/results/skew_gp.md`).
+    /// the greedy order, `x*` last, the same `points` (dimension `≥ s + n`). The test points that
+    /// touch the same groups share one pass over `points`: the denominator's factors are computed
+    /// once a point and each test point adds its last one, so `m` test points cost
+    /// `O(N(t² + m t))` for `N` points and `t` variables, not `O(m N t²)`. No Monte Carlo over
+    /// `U₁` is involved, so for `n` up to a few hundred this is the low-variance prediction
+    /// (lin-ess draws of `U₁` mix slowly on such posteriors; see `docs/results/skew_gp.md`).
     pub fn predict_exact(&self, x_test: &Tensor<2>, points: &QmcPoints) -> Result<Vec<f64>> {
         self.exact_ratios(x_test, points, 1.0)
     }
@@ -168,15 +169,16 @@ impl<K: Kernel> SkewGpPosterior<K> {
         self.exact_ratios(x_test, points, 0.0)
     }
 
-    /// `Φ_{t+1}([γ̃; 0]; [[Γ̃, c], [cᵀ, K(x*, x*) + noise]]) / Φ_t(γ̃; Γ̃)` per test point.
+    /// `Φ_{t+1}([γ̃; 0]; [[Γ̃, c], [cᵀ, K(x*, x*) + noise]]) / Φ_t(γ̃; Γ̃)` per test point: the
+    /// test points are grouped by the variables they touch, and each group's ratios come from one
+    /// Genz pass over its denominator ([`Denominator::ratios_with_last`]).
     fn exact_ratios(&self, x_test: &Tensor<2>, points: &QmcPoints, noise: f64) -> Result<Vec<f64>> {
         let m = self.check_test(x_test)?;
         let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
         let (omega, delta, kxn) = self.test_pieces(x_test);
         let cov = self.gamma_tilde_cov();
         let groups = independent_groups(&self.gamma_tilde, &cov);
-        let mut denominators: Vec<(Vec<usize>, Denominator)> = Vec::new();
-        let mut out = Vec::with_capacity(m);
+        let mut sets: Vec<RatioGroup> = Vec::new();
         for j in 0..m {
             let c: Vec<f64> = (0..t)
                 .map(|i| if i < s { omega[j] * delta[j * s + i] } else { self.w[i - s] * kxn[j * n + (i - s)] })
@@ -184,16 +186,21 @@ impl<K: Kernel> SkewGpPosterior<K> {
             let mut u: Vec<usize> =
                 groups.iter().filter(|g| g.iter().any(|&i| c[i] != 0.0)).flatten().copied().collect();
             u.sort_unstable();
-            let k = match denominators.iter().position(|(key, _)| *key == u) {
-                Some(k) => k,
-                None => {
-                    let (ua, uc) = permute(&self.gamma_tilde, &cov, &u);
-                    denominators.push((u.clone(), Denominator::new(ua, uc, points, j)?));
-                    denominators.len() - 1
-                }
-            };
             let cu: Vec<f64> = u.iter().map(|&i| c[i]).collect();
-            out.push(denominators[k].1.ratio_with_last(&cu, omega[j] * omega[j] + noise, points, j)?);
+            match sets.iter_mut().find(|g| g.vars == u) {
+                Some(g) => g.rows.push((j, cu)),
+                None => sets.push(RatioGroup { vars: u, rows: vec![(j, cu)] }),
+            }
+        }
+        let mut out = vec![0.0; m];
+        for RatioGroup { vars, rows } in &sets {
+            let (ua, uc) = permute(&self.gamma_tilde, &cov, vars);
+            let denominator = Denominator::new(ua, uc, rows[0].0)?;
+            let last: Vec<(usize, &[f64], f64)> =
+                rows.iter().map(|(j, cu)| (*j, cu.as_slice(), omega[*j] * omega[*j] + noise)).collect();
+            for ((j, _, _), p) in last.iter().zip(denominator.ratios_with_last(&last, points)?) {
+                out[*j] = p;
+            }
         }
         Ok(out)
     }
@@ -406,70 +413,81 @@ fn check_joint_matrix(omega: &[f64], scale: &[f64], delta: &[f64], big_gamma: &[
     crate::linalg::host::cholesky_lower(&schur, s).map(|_| ()).ok_or_else(singular)
 }
 
-/// The denominator `Φ_t(a; Σ)` of Corollary 2's ratios, prepared once: exact for `t < 3`;
-/// otherwise the variables in the greedy Genz order, the Cholesky factor and the Genz estimate.
-struct Denominator {
-    /// Upper limits (greedy order for `t ≥ 3`).
-    a: Vec<f64>,
-    /// Covariance, row-major (same order).
-    cov: Vec<f64>,
-    /// The greedy order (`None` for `t < 3`: no Genz).
-    order: Option<(Vec<usize>, Mat<f64>)>,
-    /// `ln Φ_t(a; Σ)`.
-    log_p: f64,
+/// The test points whose Corollary 2 ratios share a denominator: the variables they touch (the
+/// union of the independent groups they are correlated with) and, per test point, its index and
+/// its `c` on those variables.
+struct RatioGroup {
+    /// The variables touched, ascending.
+    vars: Vec<usize>,
+    /// `(test point, c on vars)`.
+    rows: Vec<(usize, Vec<f64>)>,
+}
+
+/// The denominator `Φ_t(a; Σ)` of Corollary 2's ratios, prepared once for a group of test
+/// points: exact for `t < 3`; otherwise the variables in the greedy Genz order and the Cholesky
+/// factor.
+enum Denominator {
+    /// `t < 3`: the limits, the covariance (row-major) and `ln Φ_t(a; Σ)`, all exact.
+    Exact { a: Vec<f64>, cov: Vec<f64>, log_p: f64 },
+    /// The limits in the greedy order, that order and the lower Cholesky factor in it.
+    Genz { a: Vec<f64>, order: Vec<usize>, factor: Mat<f64> },
 }
 
 impl Denominator {
-    /// Prepares `Φ_t(a; Σ)` with `points` (`item` names the test point in errors).
-    fn new(a: Vec<f64>, cov: Vec<f64>, points: &QmcPoints, item: usize) -> Result<Self> {
+    /// Prepares `Φ_t(a; Σ)` (`item` names the test point in errors).
+    fn new(a: Vec<f64>, cov: Vec<f64>, item: usize) -> Result<Self> {
         let t = a.len();
         if t < 3 {
             let log_p = log_mvn_cdf_exact(&a, &cov)?.unwrap_or(0.0);
-            return Ok(Self { a, cov, order: None, log_p });
+            return Ok(Self::Exact { a, cov, log_p });
         }
-        let perm = genz_order(&a, &cov);
-        let (pa, pc) = permute(&a, &cov, &perm);
-        let lden = cholesky_host(Mat::from_fn(t, t, |i, j| pc[i * t + j]).as_ref(), item)?;
-        let lt = row_major(lden.as_ref()); // zeros above the diagonal
-        let log_p = estimate_from_log_integrand(&genz_log_integrand(&pa, &lt, 1, t, points)?, points.shifts()).log_p;
-        Ok(Self { a: pa, cov: pc, order: Some((perm, lden)), log_p })
+        let order = genz_order(&a, &cov);
+        let (pa, pc) = permute(&a, &cov, &order);
+        let factor = cholesky_host(Mat::from_fn(t, t, |i, j| pc[i * t + j]).as_ref(), item)?;
+        Ok(Self::Genz { a: pa, order, factor })
     }
 
-    /// `Φ_{t+1}([a; 0]; [[Σ, c], [cᵀ, v]]) / Φ_t(a; Σ)` (`c` in the original variable order),
-    /// the new variable last, on the denominator's points.
-    fn ratio_with_last(&self, c: &[f64], v: f64, points: &QmcPoints, item: usize) -> Result<f64> {
-        let t = self.a.len();
-        let d = t + 1;
-        let Some((perm, lden)) = &self.order else {
-            let mut fa = self.a.clone();
-            fa.push(0.0);
-            let fc: Vec<f64> = (0..d * d)
-                .map(|k| match (k / d < t, k % d < t) {
-                    (true, true) => self.cov[(k / d) * t + k % d],
-                    (true, false) => c[k / d],
-                    (false, true) => c[k % d],
-                    (false, false) => v,
-                })
-                .collect();
-            return Ok((log_mvn_cdf_exact(&fa, &fc)?.unwrap_or(0.0) - self.log_p).exp());
-        };
-        let pcv: Vec<f64> = perm.iter().map(|&p| c[p]).collect();
-        let row = solve_lower(lden.as_ref(), Mat::from_fn(t, 1, |i, _| pcv[i]).as_ref());
-        let rest = v - (0..t).map(|i| row[(i, 0)].powi(2)).sum::<f64>();
-        if rest.is_nan() || rest <= 0.0 {
-            return Err(Error::NotPositiveDefinite { n: d, jitter: 0.0, batch: item });
-        }
-        let mut l = vec![0.0; d * d];
-        for r in 0..t {
-            for q in 0..=r {
-                l[r * d + q] = lden[(r, q)];
+    /// `Φ_{t+1}([a; 0]; [[Σ, c], [cᵀ, v]]) / Φ_t(a; Σ)` for each `(item, c, v)` of `last` (`c` in
+    /// the original variable order, `item` the test point named in errors). With Genz, the new
+    /// variable comes last and every ratio is taken from one pass over `points`, numerators and
+    /// denominator with common random numbers ([`genz_log_means_with_last`]).
+    fn ratios_with_last(&self, last: &[(usize, &[f64], f64)], points: &QmcPoints) -> Result<Vec<f64>> {
+        let (a, order, factor) = match self {
+            Self::Exact { a, cov, log_p } => {
+                return last.iter().map(|&(_, c, v)| exact_ratio(a, cov, *log_p, c, v)).collect()
             }
-            l[t * d + r] = row[(r, 0)];
+            Self::Genz { a, order, factor } => (a, order, factor),
+        };
+        let t = a.len();
+        let mut rows = Vec::with_capacity(last.len() * (t + 1));
+        for &(item, c, v) in last {
+            let pc: Vec<f64> = order.iter().map(|&p| c[p]).collect();
+            let row = solve_lower(factor.as_ref(), Mat::from_fn(t, 1, |i, _| pc[i]).as_ref());
+            let rest = v - (0..t).map(|i| row[(i, 0)].powi(2)).sum::<f64>();
+            if rest.is_nan() || rest <= 0.0 {
+                return Err(Error::NotPositiveDefinite { n: t + 1, jitter: 0.0, batch: item });
+            }
+            rows.extend((0..t).map(|i| row[(i, 0)]));
+            rows.push(rest.sqrt());
         }
-        l[t * d + t] = rest.sqrt();
-        let mut fa = self.a.clone();
-        fa.push(0.0);
-        let num = estimate_from_log_integrand(&genz_log_integrand(&fa, &l, 1, d, points)?, points.shifts());
-        Ok((num.log_p - self.log_p).exp())
+        let factor = row_major(factor.as_ref()); // zeros above the diagonal
+        let (log_den, log_nums) = genz_log_means_with_last(a, &factor, &rows, &vec![0.0; last.len()], points)?;
+        Ok(log_nums.iter().map(|num| (num - log_den).exp()).collect())
     }
+}
+
+/// `Φ_{t+1}([a; 0]; [[Σ, c], [cᵀ, v]]) / Φ_t(a; Σ)` for `t < 3`, exactly, given `ln Φ_t(a; Σ)`.
+fn exact_ratio(a: &[f64], cov: &[f64], log_p: f64, c: &[f64], v: f64) -> Result<f64> {
+    let (t, d) = (a.len(), a.len() + 1);
+    let mut fa = a.to_vec();
+    fa.push(0.0);
+    let fc: Vec<f64> = (0..d * d)
+        .map(|k| match (k / d < t, k % d < t) {
+            (true, true) => cov[(k / d) * t + k % d],
+            (true, false) => c[k / d],
+            (false, true) => c[k % d],
+            (false, false) => v,
+        })
+        .collect();
+    Ok((log_mvn_cdf_exact(&fa, &fc)?.unwrap_or(0.0) - log_p).exp())
 }
