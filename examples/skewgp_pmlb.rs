@@ -24,8 +24,9 @@
 //! 10+ dimensions makes `K` nearly diagonal). SkewGP trains by Adam on the block-composite
 //! objective (`--epochs`, `--lr`, `--qmc-points` × `--qmc-shifts` lattice points per block,
 //! blocks of `--block-size`; for `s = 2` the 4 phase patterns are screened for `--phase-screen`
-//! epochs), then predicts by Corollary 2's exact ratio (`--predict exact`, the default: two Genz estimates
-//! with common random numbers per test point, no sampling; `--exact-se B` grows the lattice until
+//! epochs), then predicts by Corollary 2's exact ratio (`--predict exact`, the default: numerator and
+//! denominator by Genz with common random numbers, one pass over the lattice shared by the test
+//! points, no sampling; `--exact-se B` grows the lattice until
 //! the standard error of each fold's average information is at most B bits) or by route B from `--samples` lin-ess
 //! draws (`--predict sampled`; on these posteriors the draws mix slowly and route B's Monte Carlo
 //! error costs information, see `docs/results/skew_gp.md`). GP-EP trains by the EP
@@ -42,7 +43,9 @@
 //!
 //! `--plot DIR` writes, from the first fold of each set, each trained method's reliability
 //! diagram of the test predictions (`skewgp_pmlb_reliability_<set>_<method>.svg`, 10 bins) and
-//! training curve (`skewgp_pmlb_curves_<set>_<method>.svg`).
+//! training curve (`skewgp_pmlb_curves_<set>_<method>.svg`). `--probs-out FILE` appends every
+//! method's test probabilities, one JSON line per set, fold and method, to see which rows carry a
+//! difference between methods or lattices.
 //!
 //! `--json`: one line per set,
 //! `{"set","rows","features","folds","first_fold","info_skew2","info_skew0","info_gpep","acc_skew2","acc_skew0","acc_gpep","time_skew2_s","time_skew0_s","time_gpep_s","info_skew0ep","acc_skew0ep","info_skew2ep","acc_skew2ep"}`
@@ -191,6 +194,11 @@ struct Args {
     /// (`benches/peers/gpy_pmlb.py`); `--methods none` writes the folds only.
     #[arg(long)]
     folds_out: Option<std::path::PathBuf>,
+    /// Append each method's test probabilities on each fold to this JSON-lines file:
+    /// `{"set","fold","method","y":[…],"p":[…]}`, `y` the test labels (0/1), `p` the predicted
+    /// `p(y = 1)` in the same order (with `--exact-se`, from the lattice that was kept).
+    #[arg(long)]
+    probs_out: Option<std::path::PathBuf>,
     /// With `--summarise`: take a set's skewness statistic from the `--predict skewness` lines of
     /// its first K folds only (the largest over those folds' test points; 0 = all its folds).
     #[arg(long, default_value_t = 0)]
@@ -739,9 +747,13 @@ fn make_fold(args: &Args, set: &BinarySet, folds: &[Vec<usize>], f: usize) -> Re
 
 /// Appends one fold's row indices as a JSON line to `path`.
 fn append_fold(path: &Path, name: &str, fold: usize, rows: &[Vec<usize>; 2]) -> Result<()> {
+    append_json(path, &json!({ "set": name, "fold": fold, "train": rows[0], "test": rows[1] }))
+}
+
+/// Appends one JSON line to `path` (created if missing).
+fn append_json(path: &Path, line: &serde_json::Value) -> Result<()> {
     use std::io::Write;
     let io = |source| Error::Io { path: path.to_path_buf(), source };
-    let line = json!({ "set": name, "fold": fold, "train": rows[0], "test": rows[1] });
     let mut file = std::fs::OpenOptions::new().create(true).append(true).open(path).map_err(io)?;
     writeln!(file, "{line}").map_err(io)
 }
@@ -774,7 +786,7 @@ fn run_set(args: &Args, figures: &Figures, name: &str, set: &BinarySet) -> Resul
                 continue;
             }
             let plot = (f == 0).then_some((figures, name));
-            let (score, extra) = run_method(args, method, &fold, args.seed.wrapping_add(f as u64), plot)?;
+            let (score, extra) = run_method(args, method, (&fold, name, f), args.seed.wrapping_add(f as u64), plot)?;
             if *method == "gpep" {
                 for (k, extra) in extra.into_iter().enumerate() {
                     scores[3 + k].push(extra.unwrap_or(missing));
@@ -796,16 +808,24 @@ fn run_set(args: &Args, figures: &Figures, name: &str, set: &BinarySet) -> Resul
     Ok(std::array::from_fn(|m| Summary::of(name, METHODS[m], &scores[m])))
 }
 
-/// Trains `method` on the fold's training part and scores its test predictions; for `gpep` also
-/// the scores of the [`AT_EP_KERNEL`] methods that `--methods` asks for. With `plot` (the figures
-/// and the set's name), draws the method's reliability diagram and training curve.
+/// Trains `method` on the fold's training part (`at`: the fold, its set's name and its index)
+/// and scores its test predictions; for `gpep` also the scores of the [`AT_EP_KERNEL`] methods
+/// that `--methods` asks for. With `plot` (the figures and the set's name), draws the method's
+/// reliability diagram and training curve; with `--probs-out`, appends each method's test
+/// probabilities.
 fn run_method(
     args: &Args,
     method: &str,
-    fold: &Fold,
+    at: (&Fold, &str, usize),
     seed: u64,
     plot: Option<(&Figures, &str)>,
 ) -> Result<(Score, [Option<Score>; 2])> {
+    let (fold, set_name, fold_index) = at;
+    let record = |method: &str, prob: &[f64]| -> Result<()> {
+        let Some(path) = &args.probs_out else { return Ok(()) };
+        let y: Vec<usize> = fold.y_test.iter().map(|&y| usize::from(y > 0.5)).collect();
+        append_json(path, &json!({ "set": set_name, "fold": fold_index, "method": method, "y": y, "p": prob }))
+    };
     let draw = |prob: &[f64], history: &History| -> Result<()> {
         let Some((figures, set)) = plot else { return Ok(()) };
         let labels: Vec<usize> = fold.y_test.iter().map(|&y| usize::from(y > 0.5)).collect();
@@ -846,6 +866,7 @@ fn run_method(
             let prediction = skew_predict(args, &fit.posterior, &x_test, &fold.y_test, seed)?;
             if args.predict != "skewness" {
                 draw(&prediction.prob, &fit.history)?;
+                record(method, &prediction.prob)?;
             }
             prediction
         }
@@ -854,6 +875,7 @@ fn run_method(
             let prob = fitted.predict_proba(&Tensor::from_data(x_test.to_data(), &train_dev))?;
             let ep_s = t0.elapsed().as_secs_f64();
             draw(&prob, &fitted.history)?;
+            record(method, &prob)?;
             let mut extra = [None; 2];
             for (k, at_ep) in AT_EP_KERNEL.iter().enumerate() {
                 if !args.methods.iter().any(|m| m == at_ep) {
@@ -867,6 +889,9 @@ fn run_method(
                     skew2_at(args, fitted.model.kernel.clone(), train, &x_test, &fold.y_test, seed)?
                 };
                 extra[k] = Some(prediction.score(&fold.y_test, t1.elapsed().as_secs_f64()));
+                if args.predict != "skewness" {
+                    record(at_ep, &prediction.prob)?;
+                }
             }
             return Ok((score(&prob, &fold.y_test, ep_s), extra));
         }
@@ -1027,8 +1052,8 @@ fn skew0_at(
 /// With `--exact-se B > 0` each of the `--exact-shifts` shifts is its own estimate (one shift,
 /// `points` points): their informations' standard error of the mean must be at most `B`, else
 /// `points` doubles, up to `--exact-max-points`. The probabilities are the shifts' mean. Each
-/// pass prints one line to stderr: its lattice, standard error, target, the seconds so far and
-/// whether it is kept or doubled.
+/// pass prints one line to stderr: its lattice, the information of its probabilities, standard
+/// error, target, the seconds so far and whether it is kept or doubled.
 fn skew_predict(
     args: &Args,
     posterior: &SkewGpPosterior<Rbf>,
@@ -1064,16 +1089,19 @@ fn skew_predict(
         let var = info.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (shifts - 1) as f64;
         let se = (var / shifts as f64).sqrt();
         let done = se <= args.exact_se || points * 2 > args.exact_max_points;
-        // A pass at a sharp kernel can take many minutes of one core: say where the loop stands.
+        let prob: Vec<f64> =
+            (0..y_test.len()).map(|j| mean(&estimates.iter().map(|p| p[j]).collect::<Vec<_>>())).collect();
+        // Say where the loop stands, and what this lattice's probabilities score (a small
+        // lattice's estimate can sit below a larger one's by more than its standard error).
         eprintln!(
-            "exact ratio: {points} points × {shifts} shifts on {} test points, s.e. {se:.4} bits (target {}), {:.0} s; {}",
+            "exact ratio: {points} points × {shifts} shifts on {} test points, information {:.4} bits, s.e. {se:.4} bits (target {}), {:.0} s; {}",
             y_test.len(),
+            score(&prob, y_test, 0.0).information,
             args.exact_se,
             t0.elapsed().as_secs_f64(),
             if done { "kept".to_string() } else { format!("doubling to {}", points * 2) }
         );
         if done {
-            let prob = (0..y_test.len()).map(|j| mean(&estimates.iter().map(|p| p[j]).collect::<Vec<_>>())).collect();
             return Ok(SkewPrediction::exact(prob, (se, points as f64)));
         }
         points *= 2;

@@ -15,6 +15,8 @@ posterior draws, seed 0), as P(first better) / P(equivalent) / P(second better).
 `--long-ep FILE…` adds a column from other merged `skewgp_pmlb` lines whose GP-EP was trained
 with another budget (`--methods gpep --ep-iterations 1000`), labelled `--long-ep-label`, and that
 column's comparisons with our GP-EP, the skew GPs and GPy; sets without it leave the means.
+With `--long-ep-skew0` the same lines' SkewGP0 at their kernel (`info_skew0ep`, from
+`--methods gpep,skew0ep`) is one more column, with its comparisons.
 
 Only sets with all `--folds` folds in both files enter the table; the others are listed on
 stderr. Standard library only.
@@ -63,12 +65,19 @@ def main():
     ap.add_argument("--folds", type=int, default=5, help="folds a set needs to enter the table")
     ap.add_argument("--long-ep", nargs="*", default=[], help="merged skewgp_pmlb lines of GP-EP at another budget")
     ap.add_argument("--long-ep-label", default="GP-EP, 1 000 steps", help="name of the --long-ep column")
+    ap.add_argument(
+        "--long-ep-skew0", action="store_true", help="with --long-ep: also its lines' SkewGP0 at their kernel"
+    )
     args = ap.parse_args()
 
     ours = read_lines(args.ours, "info_skew2")
     gpy = read_lines(args.gpy, "info_gpy_ep")
     long_ep = {
-        name: {"info_gpep_long": rec.get("info_gpep"), "acc_gpep_long": rec.get("acc_gpep")}
+        name: {
+            "info_gpep_long": rec.get("info_gpep"),
+            "acc_gpep_long": rec.get("acc_gpep"),
+            "info_skew0ep_long": rec.get("info_skew0ep"),
+        }
         for name, rec in read_lines(args.long_ep, "info_gpep").items()
         if rec.get("folds") == args.folds
     }
@@ -84,6 +93,9 @@ def main():
     if args.long_ep:
         cols.insert(3, ("info_gpep_long", args.long_ep_label))
         accs.insert(3, "acc_gpep_long")
+    skew0_long = bool(args.long_ep) and args.long_ep_skew0
+    if skew0_long:
+        cols.insert(4, ("info_skew0ep_long", f"SkewGP0 at the kernel of {args.long_ep_label}"))
     head = ["set", "rows", "d"] + [c[1] for c in cols]
     head += ["lattice s.e. SkewGP2 / SkewGP0 / SkewGP0-at-EP (bits)", "points per shift"]
     head += ["acc SkewGP2", "acc SkewGP0", "acc GP-EP"]
@@ -119,6 +131,7 @@ def main():
     print("|---|---|---|---|---|---|")
     names = dict(cols)
     firsts = ["info_skew2", "info_skew0"] + (["info_gpep_long"] if args.long_ep else [])
+    firsts += ["info_skew0ep_long"] if skew0_long else []
     for i, a in enumerate(firsts):
         for b, label in cols:
             if b == a or b in firsts[:i]:
