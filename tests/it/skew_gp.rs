@@ -418,6 +418,29 @@ fn prediction_routes_agree() {
     assert!((hard - 0.5).abs() > (exact - 0.5).abs(), "the noise-free q {hard} must be more extreme than p {exact}");
 }
 
+/// A test point's exact ratio does not depend on which other test points share its Genz pass:
+/// 4 100 test points (more than one pass's chunk) against subsets of them and single points.
+#[test]
+fn exact_ratios_do_not_depend_on_the_batch() {
+    let c = case_b(2);
+    let post = posterior(&c, 1e-9);
+    let points = QmcPoints::lattice(7, 64, 2, 3).unwrap();
+    let m = 4100;
+    let xs: Vec<f64> = (0..m).map(|j| -2.0 + 4.0 * j as f64 / m as f64).collect();
+    let all = post.predict_exact(&t2(xs.clone(), m, 1, &device()), &points).unwrap();
+    assert_eq!(all.len(), m);
+    for (lo, hi) in [(4090, 4100), (0, 3), (2047, 2050)] {
+        let part = post.predict_exact(&t2(xs[lo..hi].to_vec(), hi - lo, 1, &device()), &points).unwrap();
+        for (j, p) in part.iter().enumerate() {
+            assert!((p - all[lo + j]).abs() < 1e-12, "test point {}: {p} vs {}", lo + j, all[lo + j]);
+        }
+    }
+    let one = post.predict_exact(&t2(vec![xs[4099]], 1, 1, &device()), &points).unwrap()[0];
+    assert!((one - all[4099]).abs() < 1e-12);
+    // the probabilities move with the input: the chunks are not a copy of one another
+    assert!((all[0] - all[4099]).abs() > 0.01, "{} vs {}", all[0], all[4099]);
+}
+
 #[test]
 fn route_a_falls_back_to_gibbs_where_rejection_cannot_accept() {
     // γ far in the tail: the test latent's V₁ | f has acceptance Φ₂(γ*; Γ*) ≪ 1/2000

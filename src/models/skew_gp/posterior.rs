@@ -30,6 +30,10 @@ const ROUTE_A_GIBBS_SWEEPS: usize = 50;
 /// Test points per chunk of a prediction (bounds the `[m, n]` cross-covariance in memory).
 const PREDICT_CHUNK: usize = 1024;
 
+/// Test points per shared Genz pass of the exact ratios (bounds their `c` vectors and the
+/// per-chunk partial sums in memory; each chunk repeats the denominator's factors).
+const EXACT_CHUNK: usize = 4096;
+
 /// Per-test-point predictive summaries.
 #[derive(Clone, Debug, Default)]
 pub struct Prediction {
@@ -169,11 +173,27 @@ impl<K: Kernel> SkewGpPosterior<K> {
         self.exact_ratios(x_test, points, 0.0)
     }
 
-    /// `Φ_{t+1}([γ̃; 0]; [[Γ̃, c], [cᵀ, K(x*, x*) + noise]]) / Φ_t(γ̃; Γ̃)` per test point: the
-    /// test points are grouped by the variables they touch, and each group's ratios come from one
-    /// Genz pass over its denominator ([`Denominator::ratios_with_last`]).
+    /// `Φ_{t+1}([γ̃; 0]; [[Γ̃, c], [cᵀ, K(x*, x*) + noise]]) / Φ_t(γ̃; Γ̃)` per test point, in
+    /// chunks of [`EXACT_CHUNK`] test points.
     fn exact_ratios(&self, x_test: &Tensor<2>, points: &QmcPoints, noise: f64) -> Result<Vec<f64>> {
         let m = self.check_test(x_test)?;
+        if m <= EXACT_CHUNK {
+            return self.exact_ratios_chunk(x_test, points, noise, 0);
+        }
+        let mut out = Vec::with_capacity(m);
+        for start in (0..m).step_by(EXACT_CHUNK) {
+            let rows: Vec<usize> = (start..(start + EXACT_CHUNK).min(m)).collect();
+            out.extend(self.exact_ratios_chunk(&crate::models::select_rows(x_test, &rows), points, noise, start)?);
+        }
+        Ok(out)
+    }
+
+    /// [`Self::exact_ratios`] for one chunk of test points (`first`: the index of its first test
+    /// point, for errors): the test points are grouped by the variables they touch, and each
+    /// group's ratios come from one Genz pass over its denominator
+    /// ([`Denominator::ratios_with_last`]).
+    fn exact_ratios_chunk(&self, x_test: &Tensor<2>, points: &QmcPoints, noise: f64, first: usize) -> Result<Vec<f64>> {
+        let m = x_test.dims()[0];
         let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
         let (omega, delta, kxn) = self.test_pieces(x_test);
         let cov = self.gamma_tilde_cov();
@@ -195,11 +215,11 @@ impl<K: Kernel> SkewGpPosterior<K> {
         let mut out = vec![0.0; m];
         for RatioGroup { vars, rows } in &sets {
             let (ua, uc) = permute(&self.gamma_tilde, &cov, vars);
-            let denominator = Denominator::new(ua, uc, rows[0].0)?;
+            let denominator = Denominator::new(ua, uc, first + rows[0].0)?;
             let last: Vec<(usize, &[f64], f64)> =
-                rows.iter().map(|(j, cu)| (*j, cu.as_slice(), omega[*j] * omega[*j] + noise)).collect();
+                rows.iter().map(|(j, cu)| (first + *j, cu.as_slice(), omega[*j] * omega[*j] + noise)).collect();
             for ((j, _, _), p) in last.iter().zip(denominator.ratios_with_last(&last, points)?) {
-                out[*j] = p;
+                out[*j - first] = p;
             }
         }
         Ok(out)
