@@ -27,7 +27,9 @@
 //! epochs), then predicts by Corollary 2's exact ratio (`--predict exact`, the default: numerator and
 //! denominator by Genz with common random numbers, one pass over the lattice shared by the test
 //! points, no sampling; `--exact-se B` grows the lattice until
-//! the standard error of each fold's average information is at most B bits) or by route B from `--samples` lin-ess
+//! the standard error of each fold's average information is at most B bits; `--tilt-below P`
+//! then re-estimates the test points whose `p` or `1 − p` is below P by minimax exponential
+//! tilting, which the lattice pass underestimates in the tails) or by route B from `--samples` lin-ess
 //! draws (`--predict sampled`; on these posteriors the draws mix slowly and route B's Monte Carlo
 //! error costs information, see `docs/results/skew_gp.md`). GP-EP trains by the EP
 //! classifier's batch SEP schedule (`--ep-iterations` steps; with `--ep-validation` the step is
@@ -178,6 +180,14 @@ struct Args {
     /// Largest lattice (points per shift) `--exact-se` may grow to.
     #[arg(long, default_value_t = 64_000)]
     exact_max_points: usize,
+    /// After the exact predictions, re-estimate by minimax exponential tilting every test point
+    /// whose `p(y = 1)` or `1 − p` is below this (0 = off): the lattice pass can put these
+    /// orders of magnitude too low while its standard error looks fine (`docs/results/skew_gp.md`).
+    #[arg(long, default_value_t = 0.0)]
+    tilt_below: f64,
+    /// Lattice points per shift of the tilted estimates (`--exact-shifts` shifts).
+    #[arg(long, default_value_t = 4096)]
+    tilt_points: usize,
     /// Comma-separated methods to run (skew2, skew0, gpep, skew0ep = SkewGP0's exact posterior at
     /// GP-EP's fitted kernel, skew2ep = SkewGP2 with GP-EP's fitted kernel held fixed; both need
     /// gpep; none = no method, e.g. with --folds-out); the others report null.
@@ -1047,13 +1057,10 @@ fn skew0_at(
 /// over the posterior's lin-ess draws (`sampled`; with `skewness` the probabilities are NaN and
 /// only the skewness statistic is kept); with the standard error (bits) of the average
 /// information on `y_test` due to the lattice and the lattice's points per shift (NaN where not
-/// measured), and the largest skewness statistic over the test points (route B only).
-///
-/// With `--exact-se B > 0` each of the `--exact-shifts` shifts is its own estimate (one shift,
-/// `points` points): their informations' standard error of the mean must be at most `B`, else
-/// `points` doubles, up to `--exact-max-points`. The probabilities are the shifts' mean. Each
-/// pass prints one line to stderr: its lattice, the information of its probabilities, standard
-/// error, target, the seconds so far and whether it is kept or doubled.
+/// measured), and the largest skewness statistic over the test points (route B only). With
+/// `--tilt-below P > 0` the exact probabilities whose `p` or `1 − p` is below P are then
+/// re-estimated by minimax tilting ([`SkewGpPosterior::refine_small_probabilities`]), and one
+/// line on stderr says how many, the information before and after and the seconds.
 fn skew_predict(
     args: &Args,
     posterior: &SkewGpPosterior<Rbf>,
@@ -1068,11 +1075,43 @@ fn skew_predict(
         let prob = if args.predict == "skewness" { vec![f64::NAN; details.prob.len()] } else { details.prob };
         return Ok(SkewPrediction { prob, qmc: (f64::NAN, f64::NAN), skewness, skewness_min });
     }
+    let (mut prob, qmc) = exact_lattice(args, posterior, x_test, y_test, seed)?;
+    if args.tilt_below > 0.0 {
+        let t0 = Instant::now();
+        let dim = posterior.gamma_tilde().len() + 1;
+        let points = QmcPoints::lattice(dim, args.tilt_points, args.exact_shifts.max(1), seed ^ 0x7117)?;
+        let before = score(&prob, y_test, 0.0).information;
+        let refined = posterior.refine_small_probabilities(x_test, &mut prob, args.tilt_below, &points)?;
+        eprintln!(
+            "tilted: {refined} of {} test points below {}, information {before:.4} → {:.4} bits, {:.0} s",
+            y_test.len(),
+            args.tilt_below,
+            score(&prob, y_test, 0.0).information,
+            t0.elapsed().as_secs_f64()
+        );
+    }
+    Ok(SkewPrediction::exact(prob, qmc))
+}
+
+/// The exact predictions of [`skew_predict`] by the shared lattice pass, with `(standard error,
+/// points per shift)`.
+///
+/// With `--exact-se B > 0` each of the `--exact-shifts` shifts is its own estimate (one shift,
+/// `points` points): their informations' standard error of the mean must be at most `B`, else
+/// `points` doubles, up to `--exact-max-points`. The probabilities are the shifts' mean. Each
+/// pass prints one line to stderr: its lattice, the information of its probabilities, standard
+/// error, target, the seconds so far and whether it is kept or doubled.
+fn exact_lattice(
+    args: &Args,
+    posterior: &SkewGpPosterior<Rbf>,
+    x_test: &Tensor<2>,
+    y_test: &[f64],
+    seed: u64,
+) -> Result<(Vec<f64>, (f64, f64))> {
     let dim = posterior.gamma_tilde().len() + 1;
     if args.exact_se <= 0.0 {
         let points = QmcPoints::lattice(dim, args.exact_points, args.exact_shifts, seed ^ 0xc02)?;
-        let prob = posterior.predict_exact(x_test, &points)?;
-        return Ok(SkewPrediction::exact(prob, (f64::NAN, args.exact_points as f64)));
+        return Ok((posterior.predict_exact(x_test, &points)?, (f64::NAN, args.exact_points as f64)));
     }
     let shifts = args.exact_shifts.max(2);
     let mut points = args.exact_points.max(1);
@@ -1102,7 +1141,7 @@ fn skew_predict(
             if done { "kept".to_string() } else { format!("doubling to {}", points * 2) }
         );
         if done {
-            return Ok(SkewPrediction::exact(prob, (se, points as f64)));
+            return Ok((prob, (se, points as f64)));
         }
         points *= 2;
     }

@@ -12,7 +12,7 @@ use super::lattice::QmcPoints;
 use super::reorder::{genz_order, permute};
 use crate::error::{Error, Result};
 use crate::linalg::clear_current_thread;
-use crate::special::{inv_mills, log_ndtr, log_sum_exp, ndtri_from_log};
+use crate::special::{inv_mills, log_ndtr, ndtri_from_log};
 
 /// Points handled by one parallel task.
 const CHUNK: usize = 256;
@@ -26,10 +26,9 @@ pub struct MvnEstimate {
     pub std_err: f64,
 }
 
-/// `ln f(w)` for one block (`a` `[d]`, lower factor `l` `[d, d]`) at one point `w` (`≥ draws`
-/// coordinates); `y` (length `≥ d`) receives `y_i` for `i < draws` (`d − 1` are needed for `f`,
-/// `d` for a variable appended after the block).
-fn log_integrand(a: &[f64], l: &[f64], w: &[f64], y: &mut [f64], draws: usize) -> f64 {
+/// `ln f(w)` for one block (`a` `[d]`, lower factor `l` `[d, d]`) at one point `w` (`≥ d − 1`
+/// coordinates); `y` (length `≥ d`) is scratch.
+fn log_integrand(a: &[f64], l: &[f64], w: &[f64], y: &mut [f64]) -> f64 {
     let d = a.len();
     let mut total = 0.0;
     for i in 0..d {
@@ -37,7 +36,7 @@ fn log_integrand(a: &[f64], l: &[f64], w: &[f64], y: &mut [f64], draws: usize) -
         let mu: f64 = row.iter().zip(&y[..i]).map(|(c, y)| c * y).sum();
         let le = log_ndtr((a[i] - mu) / l[i * d + i]);
         total += le;
-        if i < draws {
+        if i + 1 < d {
             y[i] = ndtri_from_log(w[i].ln() + le);
         }
     }
@@ -109,69 +108,11 @@ pub(crate) fn genz_log_integrand(a: &[f64], l: &[f64], b: usize, d: usize, point
             let mut y = vec![0.0; d];
             for (i, v) in vals.iter_mut().enumerate() {
                 let k = c * CHUNK + i;
-                *v = log_integrand(ab, lb, &points.values()[k * dim..(k + 1) * dim], &mut y, d.saturating_sub(1));
+                *v = log_integrand(ab, lb, &points.values()[k * dim..(k + 1) * dim], &mut y);
             }
         });
     });
     Ok(out)
-}
-
-/// One Genz pass shared by a block and `m` variables each appended after it, at the same points
-/// (common random numbers): Corollary 2's ratios `Φ_{t+1}/Φ_t` for many test points.
-///
-/// The block is `a` `[t]` with lower factor `l` `[t, t]`; variable `j` extends the factor by the
-/// row `last[j] = [r_j (t values), s_j]` and has upper limit `b_last[j]`. Its `(t + 1)`-dimensional
-/// integrand is the block's times `Φ((b_j − r_j·y)/s_j)`, with the block's `y` at that point, so
-/// the block's `t` factors and `y` are computed once a point: `O(N(t² + m t))` work for `N`
-/// points, not `O(m N t²)`. Returns `ln mean_k f(w_k)` of the block and, for each `j`,
-/// `ln mean_k f(w_k) Φ((b_j − r_j·y_k)/s_j)`; `points` need dimension `≥ t`. Chunks of points
-/// run in parallel and are combined in their order, so the result does not depend on the schedule.
-pub(crate) fn genz_log_means_with_last(
-    a: &[f64],
-    l: &[f64],
-    last: &[f64],
-    b_last: &[f64],
-    points: &QmcPoints,
-) -> Result<(f64, Vec<f64>)> {
-    let (t, m) = (a.len(), b_last.len());
-    check_batch(a, l, 1, t, points)?;
-    if last.len() != m * (t + 1) {
-        return Err(Error::shape("genz integrand: appended rows [m, t + 1]", [m, t + 1], [last.len()]));
-    }
-    if points.dim() < t {
-        return Err(Error::shape("genz integrand: points of dimension ≥ t", t, points.dim()));
-    }
-    let (n, dim) = (points.len(), points.dim());
-    let chunks: Vec<(f64, Vec<f64>)> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            clear_current_thread();
-            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-            let mut ys = vec![0.0; (hi - lo) * t];
-            let log_f: Vec<f64> = (lo..hi)
-                .map(|k| {
-                    let y = &mut ys[(k - lo) * t..(k - lo + 1) * t];
-                    log_integrand(a, l, &points.values()[k * dim..(k + 1) * dim], y, t)
-                })
-                .collect();
-            let mut with_last = vec![0.0; hi - lo];
-            let sums = (0..m)
-                .map(|j| {
-                    let (row, s) = (&last[j * (t + 1)..j * (t + 1) + t], last[j * (t + 1) + t]);
-                    for (k, v) in with_last.iter_mut().enumerate() {
-                        let mu: f64 = row.iter().zip(&ys[k * t..(k + 1) * t]).map(|(r, y)| r * y).sum();
-                        *v = log_f[k] + log_ndtr((b_last[j] - mu) / s);
-                    }
-                    log_sum_exp(&with_last)
-                })
-                .collect();
-            (log_sum_exp(&log_f), sums)
-        })
-        .collect();
-    let ln_n = (n as f64).ln();
-    let block = log_sum_exp(&chunks.iter().map(|c| c.0).collect::<Vec<_>>()) - ln_n;
-    let appended = (0..m).map(|j| log_sum_exp(&chunks.iter().map(|c| c.1[j]).collect::<Vec<_>>()) - ln_n).collect();
-    Ok((block, appended))
 }
 
 /// The reverse pass of [`genz_log_integrand`]: given `g = ∂L/∂ ln f` `[b, N]`, returns
@@ -345,38 +286,6 @@ pub fn log_mvn_cdf(a: &[f64], cov: &[f64], points: &QmcPoints) -> Result<MvnEsti
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The shared pass gives, for every appended variable, what the `(t + 1)`-dimensional
-    /// integrand gives at the same points, and the block's own estimate; more points than one
-    /// parallel chunk, so the chunks' combination is exercised.
-    #[test]
-    fn appended_variables_match_the_full_integrand() {
-        let t = 4;
-        let a = [0.3, -0.5, 1.2, 0.1];
-        let l = [1.1, 0.0, 0.0, 0.0, 0.3, 0.9, 0.0, 0.0, -0.2, 0.4, 1.3, 0.0, 0.5, -0.1, 0.2, 0.8];
-        let pts = QmcPoints::lattice(t + 1, 700, 2, 5).unwrap();
-        let last = [0.2, -0.3, 0.1, 0.4, 0.7, -0.5, 0.0, 0.6, 0.2, 1.3, 0.9, 0.8, -0.4, 0.1, 0.3];
-        let b_last = [0.0, -0.4, 1.1];
-        let (block, appended) = genz_log_means_with_last(&a, &l, &last, &b_last, &pts).unwrap();
-        let mean = |v: Vec<f64>| log_mean_exp(&v);
-        assert!((block - mean(genz_log_integrand(&a, &l, 1, t, &pts).unwrap())).abs() < 1e-13);
-        let d = t + 1;
-        for j in 0..b_last.len() {
-            let mut full_l = vec![0.0; d * d];
-            for r in 0..t {
-                full_l[r * d..r * d + t].copy_from_slice(&l[r * t..(r + 1) * t]);
-            }
-            full_l[t * d..].copy_from_slice(&last[j * d..(j + 1) * d]);
-            let mut full_a = a.to_vec();
-            full_a.push(b_last[j]);
-            let want = mean(genz_log_integrand(&full_a, &full_l, 1, d, &pts).unwrap());
-            assert!((appended[j] - want).abs() < 1e-13, "variable {j}: {} vs {want}", appended[j]);
-            assert!(appended[j] < block);
-        }
-        assert!(genz_log_means_with_last(&a, &l, &last[1..], &b_last, &pts).is_err());
-        let short = QmcPoints::lattice(t - 1, 8, 1, 5).unwrap();
-        assert!(genz_log_means_with_last(&a, &l, &last, &b_last, &short).is_err());
-    }
 
     #[test]
     fn backward_matches_finite_differences() {

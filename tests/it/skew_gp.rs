@@ -441,6 +441,40 @@ fn exact_ratios_do_not_depend_on_the_batch() {
     assert!((all[0] - all[4099]).abs() > 0.01, "{} vs {}", all[0], all[4099]);
 }
 
+/// Minimax tilting re-estimates Corollary 2's ratio where asked: with `below = 1` every test
+/// point is refined (the smaller of `p` and `1 − p` tilted, the other by complement, both sides
+/// present) and agrees with the lattice pass, which is accurate at these moderate
+/// probabilities; with `below = 0` nothing changes; groups of fewer than three variables are
+/// exact and left alone; bad arguments are typed errors.
+#[test]
+fn tilted_refinement_agrees_with_the_lattice_where_both_are_accurate() {
+    let post = posterior(&case_b(2), 1e-9);
+    let points = many_points(7);
+    let xs = vec![-1.5, -0.5, 0.2, 0.8, 1.1, 1.3, 2.5];
+    let m = xs.len();
+    let x = t2(xs, m, 1, &device());
+    let lattice = post.predict_exact(&x, &points).unwrap();
+    assert!(lattice.iter().any(|p| *p < 0.5) && lattice.iter().any(|p| *p > 0.5), "{lattice:?}");
+    let mut prob = lattice.clone();
+    assert_eq!(post.refine_small_probabilities(&x, &mut prob, 0.0, &points).unwrap(), 0);
+    assert_eq!(prob, lattice);
+    assert_eq!(post.refine_small_probabilities(&x, &mut prob, 1.0, &points).unwrap(), m);
+    for (j, (p, q)) in prob.iter().zip(&lattice).enumerate() {
+        assert!((p - q).abs() < 1e-3 && p != q, "test point {j}: tilted {p} vs lattice {q}");
+    }
+    let exact = posterior(&case_a(0), 1e-9);
+    let mut two = exact.predict_exact(&x_star(), &points).unwrap();
+    assert_eq!(exact.refine_small_probabilities(&x_star(), &mut two, 1.0, &points).unwrap(), 0);
+    assert!(matches!(
+        post.refine_small_probabilities(&x, &mut prob[..2], 1.0, &points),
+        Err(Error::ShapeMismatch { .. })
+    ));
+    assert!(matches!(
+        post.refine_small_probabilities(&x, &mut prob, f64::NAN, &points),
+        Err(Error::InvalidArgument { .. })
+    ));
+}
+
 #[test]
 fn route_a_falls_back_to_gibbs_where_rejection_cannot_accept() {
     // γ far in the tail: the test latent's V₁ | f has acceptance Φ₂(γ*; Γ*) ≪ 1/2000

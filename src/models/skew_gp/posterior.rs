@@ -14,9 +14,10 @@ use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::models::ClassPredictive;
 use crate::mvn::{
-    cholesky_host, genz_log_means_with_last, genz_order, gibbs_orthant, independent_groups, log_mvn_cdf_exact,
+    cholesky_host, genz_order, minimax_shift, tilted_log_means_with_last, gibbs_orthant, independent_groups, log_mvn_cdf_exact,
     log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, row_major, solve_chol, solve_lower,
-    symmetrise, ChainConfig, ChainStart, LinEss, LinEssVariant, MvnEstimate, QmcPoints, TruncatedNormal,
+    symmetrise, tilted_log_cdf, ChainConfig, ChainStart, LinEss, LinEssVariant, MvnEstimate, QmcPoints,
+    TruncatedNormal,
 };
 use crate::special::norm_cdf;
 use crate::tensors::to_vec;
@@ -155,13 +156,20 @@ impl<K: Kernel> SkewGpPosterior<K> {
     ///
     /// Only the independent groups of variables ([`independent_groups`]) that `x*` is correlated
     /// with enter (the others cancel, negligible ones are dropped). Beyond three dimensions
-    /// numerator and denominator are Genz estimates with common random numbers: the variables in
-    /// the greedy order, `x*` last, the same `points` (dimension `≥ s + n`). The test points that
-    /// touch the same groups share one pass over `points`: the denominator's factors are computed
-    /// once a point and each test point adds its last one, so `m` test points cost
-    /// `O(N(t² + m t))` for `N` points and `t` variables, not `O(m N t²)`. No Monte Carlo over
-    /// `U₁` is involved, so for `n` up to a few hundred this is the low-variance prediction
-    /// (lin-ess draws of `U₁` mix slowly on such posteriors; see `docs/results/skew_gp.md`).
+    /// numerator and denominator are estimated with common random numbers: the variables in
+    /// Genz's greedy order, `x*` last, the same `points` (dimension `≥ s + n`), each point mapped
+    /// to a draw of the denominator's truncated normal by Botev's minimax exponential tilting
+    /// (Genz's separation of variables with the shifts that solve the minimax problem,
+    /// [`crate::mvn::tilted_log_cdf`]). The ratio is then an importance-sampling average of
+    /// `x*`'s conditional probability with even weights; Genz's own weights, on posteriors of a
+    /// few hundred training points, concentrate on a few points and bias the ratios (see
+    /// `docs/results/skew_gp.md`, "Minimax tilting"). The test points that touch the same groups
+    /// share one pass over `points`: the denominator's factors are computed once a point and
+    /// each test point adds its last one, so `m` test points cost `O(N(t² + m t))` for `N`
+    /// points and `t` variables, not `O(m N t²)`, plus one Newton solve of dimension `2(t − 1)`
+    /// per group. No Markov chain is involved, so this is the low-variance prediction (lin-ess
+    /// draws of `U₁` mix slowly on such posteriors). Where a label's probability is tiny, refine
+    /// it with [`Self::refine_small_probabilities`].
     pub fn predict_exact(&self, x_test: &Tensor<2>, points: &QmcPoints) -> Result<Vec<f64>> {
         self.exact_ratios(x_test, points, 1.0)
     }
@@ -194,19 +202,12 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// ([`Denominator::ratios_with_last`]).
     fn exact_ratios_chunk(&self, x_test: &Tensor<2>, points: &QmcPoints, noise: f64, first: usize) -> Result<Vec<f64>> {
         let m = x_test.dims()[0];
-        let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
         let (omega, delta, kxn) = self.test_pieces(x_test);
         let cov = self.gamma_tilde_cov();
         let groups = independent_groups(&self.gamma_tilde, &cov);
         let mut sets: Vec<RatioGroup> = Vec::new();
         for j in 0..m {
-            let c: Vec<f64> = (0..t)
-                .map(|i| if i < s { omega[j] * delta[j * s + i] } else { self.w[i - s] * kxn[j * n + (i - s)] })
-                .collect();
-            let mut u: Vec<usize> =
-                groups.iter().filter(|g| g.iter().any(|&i| c[i] != 0.0)).flatten().copied().collect();
-            u.sort_unstable();
-            let cu: Vec<f64> = u.iter().map(|&i| c[i]).collect();
+            let (u, cu) = self.touched_columns(&groups, &omega, &delta, &kxn, j);
             match sets.iter_mut().find(|g| g.vars == u) {
                 Some(g) => g.rows.push((j, cu)),
                 None => sets.push(RatioGroup { vars: u, rows: vec![(j, cu)] }),
@@ -223,6 +224,91 @@ impl<K: Kernel> SkewGpPosterior<K> {
             }
         }
         Ok(out)
+    }
+
+    /// Test point `j`'s column `c = [ω* Δ(x*)ᵀ; W K(X, x*)]` restricted to the variables of the
+    /// independent `groups` it touches: `(variables, sorted; c at them)`.
+    fn touched_columns(
+        &self,
+        groups: &[Vec<usize>],
+        omega: &[f64],
+        delta: &[f64],
+        kxn: &[f64],
+        j: usize,
+    ) -> (Vec<usize>, Vec<f64>) {
+        let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
+        let c: Vec<f64> = (0..t)
+            .map(|i| if i < s { omega[j] * delta[j * s + i] } else { self.w[i - s] * kxn[j * n + (i - s)] })
+            .collect();
+        let mut u: Vec<usize> = groups.iter().filter(|g| g.iter().any(|&i| c[i] != 0.0)).flatten().copied().collect();
+        u.sort_unstable();
+        let cu = u.iter().map(|&i| c[i]).collect();
+        (u, cu)
+    }
+
+    /// Corollary 2's ratio again, by minimax exponential tilting ([`tilted_log_cdf`]), at the
+    /// test points whose `prob` (from [`Self::predict_exact`] at the same `x_test`) or its
+    /// complement is below `below`: the smaller of `p(y* = 1)` and `p(y* = 0)` is
+    /// `Φ_{t+1}/Φ_t` with the test variable's sign chosen, numerator and denominator each
+    /// tilted at `points` (dimension `≥ s + n`). The lattice pass shares the denominator's
+    /// points with every test point, so where a label is improbable almost none of them lands
+    /// where the numerator's mass is and its estimate can be orders of magnitude too small
+    /// while its standard error looks fine; the tilted estimates keep a bounded relative error
+    /// there (see `docs/results/skew_gp.md`). Test points whose variables form groups of fewer
+    /// than three are exact already and are left alone. Returns how many were refined.
+    pub fn refine_small_probabilities(
+        &self,
+        x_test: &Tensor<2>,
+        prob: &mut [f64],
+        below: f64,
+        points: &QmcPoints,
+    ) -> Result<usize> {
+        let m = self.check_test(x_test)?;
+        if prob.len() != m {
+            return Err(Error::shape("refine_small_probabilities: prob [m]", m, prob.len()));
+        }
+        if below.is_nan() || below < 0.0 {
+            return Err(Error::invalid("refine_small_probabilities: below", format!("{below} is not a probability")));
+        }
+        let rows: Vec<usize> = (0..m).filter(|&j| prob[j].min(1.0 - prob[j]) < below).collect();
+        let cov = self.gamma_tilde_cov();
+        let groups = independent_groups(&self.gamma_tilde, &cov);
+        let mut denominators: Vec<(Vec<usize>, f64)> = Vec::new();
+        let mut refined = 0;
+        for chunk in rows.chunks(PREDICT_CHUNK) {
+            let (omega, delta, kxn) = self.test_pieces(&crate::models::select_rows(x_test, chunk));
+            for (k, &j) in chunk.iter().enumerate() {
+                let (u, cu) = self.touched_columns(&groups, &omega, &delta, &kxn, k);
+                if u.len() < 3 {
+                    continue;
+                }
+                let (ua, uc) = permute(&self.gamma_tilde, &cov, &u);
+                let log_den = match denominators.iter().find(|(v, _)| *v == u) {
+                    Some((_, l)) => *l,
+                    None => {
+                        let l = tilted_log_cdf(&ua, &uc, points)?.log_p;
+                        denominators.push((u.clone(), l));
+                        l
+                    }
+                };
+                let sign = if prob[j] < 0.5 { 1.0 } else { -1.0 };
+                let d = u.len() + 1;
+                let mut a = ua;
+                a.push(0.0);
+                let full: Vec<f64> = (0..d * d)
+                    .map(|e| match (e / d < d - 1, e % d < d - 1) {
+                        (true, true) => uc[(e / d) * (d - 1) + e % d],
+                        (true, false) => sign * cu[e / d],
+                        (false, true) => sign * cu[e % d],
+                        (false, false) => omega[k] * omega[k] + 1.0,
+                    })
+                    .collect();
+                let small = (tilted_log_cdf(&a, &full, points)?.log_p - log_den).exp();
+                prob[j] = if sign > 0.0 { small } else { 1.0 - small };
+                refined += 1;
+            }
+        }
+        Ok(refined)
     }
 
     /// Draws `U₁ ~ N(0, Γ̃)` restricted to `U₁ + γ̃ > 0` by lin-ess (chains batched on the device of
@@ -444,13 +530,14 @@ struct RatioGroup {
 }
 
 /// The denominator `Φ_t(a; Σ)` of Corollary 2's ratios, prepared once for a group of test
-/// points: exact for `t < 3`; otherwise the variables in the greedy Genz order and the Cholesky
-/// factor.
+/// points: exact for `t < 3`; otherwise the variables in the greedy Genz order, the Cholesky
+/// factor and the minimax tilt.
 enum Denominator {
     /// `t < 3`: the limits, the covariance (row-major) and `ln Φ_t(a; Σ)`, all exact.
     Exact { a: Vec<f64>, cov: Vec<f64>, log_p: f64 },
-    /// The limits in the greedy order, that order and the lower Cholesky factor in it.
-    Genz { a: Vec<f64>, order: Vec<usize>, factor: Mat<f64> },
+    /// The limits in the greedy order, that order, the lower Cholesky factor in it and the
+    /// minimax shifts `μ` ([`minimax_shift`]).
+    Tilted { a: Vec<f64>, order: Vec<usize>, factor: Mat<f64>, mu: Vec<f64> },
 }
 
 impl Denominator {
@@ -464,19 +551,20 @@ impl Denominator {
         let order = genz_order(&a, &cov);
         let (pa, pc) = permute(&a, &cov, &order);
         let factor = cholesky_host(Mat::from_fn(t, t, |i, j| pc[i * t + j]).as_ref(), item)?;
-        Ok(Self::Genz { a: pa, order, factor })
+        let mu = minimax_shift(&pa, &row_major(factor.as_ref()));
+        Ok(Self::Tilted { a: pa, order, factor, mu })
     }
 
     /// `Φ_{t+1}([a; 0]; [[Σ, c], [cᵀ, v]]) / Φ_t(a; Σ)` for each `(item, c, v)` of `last` (`c` in
-    /// the original variable order, `item` the test point named in errors). With Genz, the new
-    /// variable comes last and every ratio is taken from one pass over `points`, numerators and
-    /// denominator with common random numbers ([`genz_log_means_with_last`]).
+    /// the original variable order, `item` the test point named in errors). Beyond `t < 3` the new
+    /// variable comes last and every ratio is taken from one tilted pass over `points`,
+    /// numerators and denominator with common random numbers ([`tilted_log_means_with_last`]).
     fn ratios_with_last(&self, last: &[(usize, &[f64], f64)], points: &QmcPoints) -> Result<Vec<f64>> {
-        let (a, order, factor) = match self {
+        let (a, order, factor, mu) = match self {
             Self::Exact { a, cov, log_p } => {
                 return last.iter().map(|&(_, c, v)| exact_ratio(a, cov, *log_p, c, v)).collect()
             }
-            Self::Genz { a, order, factor } => (a, order, factor),
+            Self::Tilted { a, order, factor, mu } => (a, order, factor, mu),
         };
         let t = a.len();
         let mut rows = Vec::with_capacity(last.len() * (t + 1));
@@ -491,7 +579,7 @@ impl Denominator {
             rows.push(rest.sqrt());
         }
         let factor = row_major(factor.as_ref()); // zeros above the diagonal
-        let (log_den, log_nums) = genz_log_means_with_last(a, &factor, &rows, &vec![0.0; last.len()], points)?;
+        let (log_den, log_nums) = tilted_log_means_with_last(a, &factor, mu, &rows, &vec![0.0; last.len()], points)?;
         Ok(log_nums.iter().map(|num| (num - log_den).exp()).collect())
     }
 }
