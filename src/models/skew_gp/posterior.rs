@@ -14,9 +14,9 @@ use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::models::ClassPredictive;
 use crate::mvn::{
-    cholesky_host, genz_order, minimax_shift, tilted_log_means_with_last, gibbs_orthant, independent_groups, log_mvn_cdf_exact,
-    log_mvn_cdf_host, permute, probit_selection, rejection_orthant_within, row_major, solve_chol, solve_lower,
-    symmetrise, tilted_log_cdf, ChainConfig, ChainStart, LinEss, LinEssVariant, MvnEstimate, QmcPoints,
+    cholesky_host, genz_order, gibbs_orthant, independent_groups, log_mvn_cdf_exact, log_mvn_cdf_host, minimax_shift,
+    permute, probit_selection, rejection_orthant_within, row_major, solve_chol, solve_lower, symmetrise,
+    tilted_log_cdf, tilted_log_means_with_last, ChainConfig, ChainStart, LinEss, LinEssVariant, MvnEstimate, QmcPoints,
     TruncatedNormal,
 };
 use crate::special::norm_cdf;
