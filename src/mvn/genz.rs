@@ -200,18 +200,28 @@ pub(crate) fn cholesky_or_error(cov: &[f64], d: usize, batch: usize) -> Result<V
     Ok(out)
 }
 
+/// The inputs of a `ln Φ_d(a; Σ)` (`function` named in errors): `cov` must be `d × d` and finite,
+/// and no upper limit NaN (infinite limits are allowed).
+pub(crate) fn check_cdf_input(function: &str, a: &[f64], cov: &[f64]) -> Result<()> {
+    let d = a.len();
+    if cov.len() != d * d {
+        return Err(Error::shape(&format!("{function}: cov"), [d, d], [cov.len()]));
+    }
+    if let Some(index) = cov.iter().position(|v| !v.is_finite()) {
+        return Err(Error::NonFinite { context: format!("{function}: cov"), index });
+    }
+    if let Some(index) = a.iter().position(|v| v.is_nan()) {
+        return Err(Error::NonFinite { context: format!("{function}: upper limits"), index });
+    }
+    Ok(())
+}
+
 /// `ln Φ_d(a; Σ)` by Genz's method: greedy reordering, Cholesky, the log integrand at every
 /// point of `points` (dimension `≥ d − 1`) and log-mean-exp; the standard error is over the
 /// shifts. `cov` is row-major `d × d` and must be positive definite (no jitter is added).
 pub fn genz_log_cdf(a: &[f64], cov: &[f64], points: &QmcPoints) -> Result<MvnEstimate> {
+    check_cdf_input("genz_log_cdf", a, cov)?;
     let d = a.len();
-    if cov.len() != d * d {
-        return Err(Error::shape("genz_log_cdf: cov", [d, d], [cov.len()]));
-    }
-    crate::error::check_finite("genz_log_cdf: cov", cov)?;
-    if a.iter().any(|v| v.is_nan()) {
-        return Err(Error::NonFinite { context: "genz_log_cdf: a".into(), index: 0 });
-    }
     if d == 0 {
         return Ok(MvnEstimate { log_p: 0.0, std_err: 0.0 });
     }
@@ -262,14 +272,7 @@ pub fn independent_groups(a: &[f64], cov: &[f64]) -> Vec<Vec<usize>> {
 /// ([`independent_groups`]), each exact (deterministic quadrature) for up to three variables and
 /// [`genz_log_cdf`] beyond; standard errors add in quadrature.
 pub fn log_mvn_cdf(a: &[f64], cov: &[f64], points: &QmcPoints) -> Result<MvnEstimate> {
-    let d = a.len();
-    if cov.len() != d * d {
-        return Err(Error::shape("log_mvn_cdf: cov", [d, d], [cov.len()]));
-    }
-    crate::error::check_finite("log_mvn_cdf: cov", cov)?;
-    if let Some(index) = a.iter().position(|v| v.is_nan()) {
-        return Err(Error::NonFinite { context: "log_mvn_cdf: upper limits".into(), index });
-    }
+    check_cdf_input("log_mvn_cdf", a, cov)?;
     let mut total = MvnEstimate { log_p: 0.0, std_err: 0.0 };
     for idx in independent_groups(a, cov) {
         let (ga, gc) = permute(a, cov, &idx);

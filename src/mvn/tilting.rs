@@ -16,7 +16,7 @@ use faer::linalg::solvers::Solve;
 use faer::Mat;
 use rayon::prelude::*;
 
-use super::genz::{cholesky_or_error, estimate_from_log_integrand, MvnEstimate};
+use super::genz::{check_cdf_input, cholesky_or_error, estimate_from_log_integrand, MvnEstimate};
 use super::lattice::QmcPoints;
 use super::reorder::{genz_order, permute};
 use crate::error::{Error, Result};
@@ -174,14 +174,8 @@ fn log_tilted_integrand(a: &[f64], l: &[f64], mu: &[f64], w: &[f64], y: &mut [f6
 /// assert!(exact < 1e-5 && (est.log_p - exact.ln()).abs() < 1e-3);
 /// ```
 pub fn tilted_log_cdf(a: &[f64], cov: &[f64], points: &QmcPoints) -> Result<MvnEstimate> {
+    check_cdf_input("tilted_log_cdf", a, cov)?;
     let d = a.len();
-    if cov.len() != d * d {
-        return Err(Error::shape("tilted_log_cdf: cov", [d, d], [cov.len()]));
-    }
-    crate::error::check_finite("tilted_log_cdf: cov", cov)?;
-    if let Some(index) = a.iter().position(|v| v.is_nan()) {
-        return Err(Error::NonFinite { context: "tilted_log_cdf: upper limits".into(), index });
-    }
     if d == 0 {
         return Ok(MvnEstimate { log_p: 0.0, std_err: 0.0 });
     }
