@@ -25,11 +25,11 @@
 //! objective (`--epochs`, `--lr`, `--qmc-points` × `--qmc-shifts` lattice points per block,
 //! blocks of `--block-size`; for `s = 2` the 4 phase patterns are screened for `--phase-screen`
 //! epochs), then predicts by Corollary 2's exact ratio (`--predict exact`, the default: numerator and
-//! denominator by Genz with common random numbers, one pass over the lattice shared by the test
-//! points, no sampling; `--exact-se B` grows the lattice until
+//! denominator with common random numbers, one pass over the lattice shared by the test points
+//! and tilted by the denominator's minimax shifts, no sampling; `--exact-se B` grows the lattice until
 //! the standard error of each fold's average information is at most B bits; `--tilt-below P`
 //! then re-estimates the test points whose `p` or `1 − p` is below P by minimax exponential
-//! tilting, which the lattice pass underestimates in the tails) or by route B from `--samples` lin-ess
+//! tilting of each one's own numerator) or by route B from `--samples` lin-ess
 //! draws (`--predict sampled`; on these posteriors the draws mix slowly and route B's Monte Carlo
 //! error costs information, see `docs/results/skew_gp.md`). GP-EP trains by the EP
 //! classifier's batch SEP schedule (`--ep-iterations` steps; with `--ep-validation` the step is
@@ -155,8 +155,8 @@ struct Args {
     /// row but stay out of the means.
     #[arg(long, value_delimiter = ',')]
     summarise: Vec<std::path::PathBuf>,
-    /// SkewGP test predictions: `exact` (Corollary 2 as a ratio of two Genz estimates with common
-    /// random numbers, `--exact-points` × `--exact-shifts` lattice points; no sampling) or
+    /// SkewGP test predictions: `exact` (Corollary 2 as a ratio of two tilted estimates with
+    /// common random numbers, `--exact-points` × `--exact-shifts` lattice points; no sampling) or
     /// `sampled` (route B, Rao-Blackwellised over `--samples` lin-ess draws of U₁; also records
     /// the skewness statistic of the paper's Fig. 10) or `skewness` (the draws and the statistic
     /// only: no probabilities, so the set line scores nothing; `--summarise` adds the statistic
@@ -181,8 +181,9 @@ struct Args {
     #[arg(long, default_value_t = 64_000)]
     exact_max_points: usize,
     /// After the exact predictions, re-estimate by minimax exponential tilting every test point
-    /// whose `p(y = 1)` or `1 − p` is below this (0 = off): the lattice pass can put these
-    /// orders of magnitude too low while its standard error looks fine (`docs/results/skew_gp.md`).
+    /// whose `p(y = 1)` or `1 − p` is below this (0 = off), each with its own tilted numerator:
+    /// the shared pass is tilted towards the denominator, and its relative error grows on such
+    /// test points (`docs/results/skew_gp.md`, "Minimax tilting").
     #[arg(long, default_value_t = 0.0)]
     tilt_below: f64,
     /// Lattice points per shift of the tilted estimates (`--exact-shifts` shifts).
