@@ -196,66 +196,19 @@ pub(crate) fn minimax_shift(a: &[f64], l: &[f64]) -> Vec<f64> {
     mu
 }
 
-/// One pass over `points` shared by a block of `t` variables and `m` variables each appended
-/// after it (common random numbers): Corollary 2's ratios `Φ_{t+1}/Φ_t` for many test points.
+/// One tilted pass over `points` shared by a block of `t` variables (limits `a`, lower factor
+/// `l`, minimax shifts `mu` from [`minimax_shift`]) and `m` variables each appended after it
+/// (common random numbers): Corollary 2's ratios `Φ_{t+1}/Φ_t` for many test points.
 ///
-/// `log_f(w, y)` returns the block's log integrand at the point `w` and fills `y` (`[t]`) with
-/// the block's variables there. Variable `j` extends the block's lower factor by the row
-/// `last[j] = [r_j (t values), s_j]` and has upper limit `b_last[j]`; its `(t + 1)`-dimensional
-/// integrand is the block's times `Φ((b_j − r_j·y)/s_j)`, so the block's factors and `y` are
-/// computed once a point: `O(N(t² + m t))` work for `N` points, not `O(m N t²)`. Returns
-/// `ln mean_k f(w_k)` of the block and, for each `j`, `ln mean_k f(w_k) Φ((b_j − r_j·y_k)/s_j)`;
-/// `points` need dimension `≥ t`. Chunks of points run in parallel and are combined in their
-/// order, so the result does not depend on the schedule.
-fn log_means_with_last(
-    t: usize,
-    last: &[f64],
-    b_last: &[f64],
-    points: &QmcPoints,
-    log_f: impl Fn(&[f64], &mut [f64]) -> f64 + Sync,
-) -> Result<(f64, Vec<f64>)> {
-    let m = b_last.len();
-    if last.len() != m * (t + 1) {
-        return Err(Error::shape("genz integrand: appended rows [m, t + 1]", [m, t + 1], [last.len()]));
-    }
-    if points.dim() < t {
-        return Err(Error::shape("genz integrand: points of dimension ≥ t", t, points.dim()));
-    }
-    let (n, dim) = (points.len(), points.dim());
-    let chunks: Vec<(f64, Vec<f64>)> = (0..n.div_ceil(CHUNK))
-        .into_par_iter()
-        .map(|c| {
-            clear_current_thread();
-            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
-            let mut ys = vec![0.0; (hi - lo) * t];
-            let log_f: Vec<f64> = (lo..hi)
-                .map(|k| log_f(&points.values()[k * dim..(k + 1) * dim], &mut ys[(k - lo) * t..(k - lo + 1) * t]))
-                .collect();
-            let mut with_last = vec![0.0; hi - lo];
-            let sums = (0..m)
-                .map(|j| {
-                    let (row, s) = (&last[j * (t + 1)..j * (t + 1) + t], last[j * (t + 1) + t]);
-                    for (k, v) in with_last.iter_mut().enumerate() {
-                        let mu: f64 = row.iter().zip(&ys[k * t..(k + 1) * t]).map(|(r, y)| r * y).sum();
-                        *v = log_f[k] + log_ndtr((b_last[j] - mu) / s);
-                    }
-                    log_sum_exp(&with_last)
-                })
-                .collect();
-            (log_sum_exp(&log_f), sums)
-        })
-        .collect();
-    let ln_n = (n as f64).ln();
-    let block = log_sum_exp(&chunks.iter().map(|c| c.0).collect::<Vec<_>>()) - ln_n;
-    let appended = (0..m).map(|j| log_sum_exp(&chunks.iter().map(|c| c.1[j]).collect::<Vec<_>>()) - ln_n).collect();
-    Ok((block, appended))
-}
-
-/// [`log_means_with_last`] with the block's integrand tilted by `mu` (from
-/// [`minimax_shift`]): `ln mean_k exp ψ(Z_k; μ)` of the block and, for each appended variable
-/// `j`, `ln mean_k exp ψ(Z_k; μ) Φ((b_j − r_j·Z_k)/s_j)`. The ratio of the two is a
-/// self-normalised importance-sampling average of `Φ((b_j − r_j·Z)/s_j)` over the block's
-/// truncated normal, with weights that stay even where Genz's concentrate on a few points.
+/// Variable `j` extends the block's lower factor by the row `last[j] = [r_j (t values), s_j]` and
+/// has upper limit `b_last[j]`; its `(t + 1)`-dimensional integrand is the block's `exp ψ(Z; μ)`
+/// times `Φ((b_j − r_j·Z)/s_j)`, so the block's factors and draws `Z` are computed once a point:
+/// `O(N(t² + m t))` work for `N` points, not `O(m N t²)`. Returns `ln mean_k exp ψ(Z_k; μ)` of
+/// the block and, for each `j`, `ln mean_k exp ψ(Z_k; μ) Φ((b_j − r_j·Z_k)/s_j)`; `points` need
+/// dimension `≥ t`. The ratio of the two is a self-normalised importance-sampling average of
+/// `Φ((b_j − r_j·Z)/s_j)` over the block's truncated normal, with weights that stay even where
+/// Genz's concentrate on a few points. Chunks of points run in parallel and are combined in
+/// their order, so the result does not depend on the schedule.
 pub(crate) fn tilted_log_means_with_last(
     a: &[f64],
     l: &[f64],
@@ -268,7 +221,44 @@ pub(crate) fn tilted_log_means_with_last(
     if l.len() != t * t || mu.len() != t {
         return Err(Error::shape("tilted integrand: l [t, t], μ [t]", [t * t, t], [l.len(), mu.len()]));
     }
-    log_means_with_last(t, last, b_last, points, |w, y| log_tilted_integrand(a, l, mu, w, y, t))
+    let m = b_last.len();
+    if last.len() != m * (t + 1) {
+        return Err(Error::shape("tilted integrand: appended rows [m, t + 1]", [m, t + 1], [last.len()]));
+    }
+    if points.dim() < t {
+        return Err(Error::shape("tilted integrand: points of dimension ≥ t", t, points.dim()));
+    }
+    let (n, dim) = (points.len(), points.dim());
+    let chunks: Vec<(f64, Vec<f64>)> = (0..n.div_ceil(CHUNK))
+        .into_par_iter()
+        .map(|c| {
+            clear_current_thread();
+            let (lo, hi) = (c * CHUNK, ((c + 1) * CHUNK).min(n));
+            let mut ys = vec![0.0; (hi - lo) * t];
+            let log_f: Vec<f64> = (lo..hi)
+                .map(|k| {
+                    let (w, y) = (&points.values()[k * dim..(k + 1) * dim], &mut ys[(k - lo) * t..(k - lo + 1) * t]);
+                    log_tilted_integrand(a, l, mu, w, y, t)
+                })
+                .collect();
+            let mut with_last = vec![0.0; hi - lo];
+            let sums = (0..m)
+                .map(|j| {
+                    let (row, s) = (&last[j * (t + 1)..j * (t + 1) + t], last[j * (t + 1) + t]);
+                    for (k, v) in with_last.iter_mut().enumerate() {
+                        let mean: f64 = row.iter().zip(&ys[k * t..(k + 1) * t]).map(|(r, y)| r * y).sum();
+                        *v = log_f[k] + log_ndtr((b_last[j] - mean) / s);
+                    }
+                    log_sum_exp(&with_last)
+                })
+                .collect();
+            (log_sum_exp(&log_f), sums)
+        })
+        .collect();
+    let ln_n = (n as f64).ln();
+    let block = log_sum_exp(&chunks.iter().map(|c| c.0).collect::<Vec<_>>()) - ln_n;
+    let appended = (0..m).map(|j| log_sum_exp(&chunks.iter().map(|c| c.1[j]).collect::<Vec<_>>()) - ln_n).collect();
+    Ok((block, appended))
 }
 
 /// `ψ(Z(w_k); μ)` at every point (in order), in parallel chunks.

@@ -293,17 +293,8 @@ impl<K: Kernel> SkewGpPosterior<K> {
                     }
                 };
                 let sign = if prob[j] < 0.5 { 1.0 } else { -1.0 };
-                let d = u.len() + 1;
-                let mut a = ua;
-                a.push(0.0);
-                let full: Vec<f64> = (0..d * d)
-                    .map(|e| match (e / d < d - 1, e % d < d - 1) {
-                        (true, true) => uc[(e / d) * (d - 1) + e % d],
-                        (true, false) => sign * cu[e / d],
-                        (false, true) => sign * cu[e % d],
-                        (false, false) => omega[k] * omega[k] + 1.0,
-                    })
-                    .collect();
+                let signed: Vec<f64> = cu.iter().map(|c| sign * c).collect();
+                let (a, full) = bordered(&ua, &uc, &signed, omega[k] * omega[k] + 1.0);
                 let small = (tilted_log_cdf(&a, &full, points)?.log_p - log_den).exp();
                 prob[j] = if sign > 0.0 { small } else { 1.0 - small };
                 refined += 1;
@@ -587,10 +578,17 @@ impl Denominator {
 
 /// `Φ_{t+1}([a; 0]; [[Σ, c], [cᵀ, v]]) / Φ_t(a; Σ)` for `t < 3`, exactly, given `ln Φ_t(a; Σ)`.
 fn exact_ratio(a: &[f64], cov: &[f64], log_p: f64, c: &[f64], v: f64) -> Result<f64> {
+    let (fa, fc) = bordered(a, cov, c, v);
+    Ok((log_mvn_cdf_exact(&fa, &fc)?.unwrap_or(0.0) - log_p).exp())
+}
+
+/// The limits `[a; 0]` and covariance `[[Σ, c], [cᵀ, v]]` (row-major) of a test point's
+/// numerator `Φ_{t+1}`, from the denominator's `a` `[t]`, `Σ` `[t, t]` and the test column `c`.
+fn bordered(a: &[f64], cov: &[f64], c: &[f64], v: f64) -> (Vec<f64>, Vec<f64>) {
     let (t, d) = (a.len(), a.len() + 1);
     let mut fa = a.to_vec();
     fa.push(0.0);
-    let fc: Vec<f64> = (0..d * d)
+    let fc = (0..d * d)
         .map(|k| match (k / d < t, k % d < t) {
             (true, true) => cov[(k / d) * t + k % d],
             (true, false) => c[k / d],
@@ -598,5 +596,5 @@ fn exact_ratio(a: &[f64], cov: &[f64], log_p: f64, c: &[f64], v: f64) -> Result<
             (false, false) => v,
         })
         .collect();
-    Ok((log_mvn_cdf_exact(&fa, &fc)?.unwrap_or(0.0) - log_p).exp())
+    (fa, fc)
 }
