@@ -16,7 +16,7 @@ use faer::{Accum, Accum::Replace, Mat, MatMut, MatRef, Par};
 use BlockStructure::{Rectangular as Rect, TriangularLower as Lower, TriangularUpper as Upper};
 
 use super::vector_state::clear_after;
-use crate::error::{Error, Result};
+use crate::error::{check_finite, Error, Result};
 
 /// Relative jitter ladder of the models' `m × m` factorisations: multiples of mean(diag) tried
 /// after a plain attempt fails.
@@ -107,9 +107,7 @@ pub(crate) fn cholesky_lower(a: &[f64], n: usize) -> Option<Mat<f64>> {
 /// for `j` in `JITTER_LADDER` until one succeeds. Returns the factors (row-major, batch-major)
 /// and the jitter added to each matrix.
 pub fn cholesky_batch(a: &[f64], batch: usize, n: usize) -> Result<(Vec<f64>, Vec<f64>)> {
-    if let Some(index) = a.iter().position(|v| !v.is_finite()) {
-        return Err(Error::NonFinite { context: format!("cholesky input ({n}x{n})"), index });
-    }
+    check_finite(&format!("cholesky input ({n}x{n})"), a)?;
     let mut out = Vec::with_capacity(batch * n * n);
     let mut jitters = Vec::with_capacity(batch);
     for b in 0..batch {

@@ -2,7 +2,7 @@
 //! posterior.
 use faer::{Mat, MatRef};
 
-use crate::error::{Error, Result};
+use crate::error::{check_finite, Error, Result};
 use crate::linalg::host::{self, par_for as par, solve_lower_in_place, solve_upper_in_place};
 
 /// Lower Cholesky factor of a symmetric positive-definite matrix, retrying with `jitter · mean
@@ -12,9 +12,7 @@ pub fn cholesky(a: MatRef<'_, f64>, what: usize) -> Result<Mat<f64>> {
     let n = a.nrows();
     let mut row_major = Vec::with_capacity(n * n);
     host::push_row_major(a, &mut row_major);
-    if let Some(index) = row_major.iter().position(|v| !v.is_finite()) {
-        return Err(Error::NonFinite { context: format!("cholesky of a {n}x{n} matrix"), index });
-    }
+    check_finite(&format!("cholesky of a {n}x{n} matrix"), &row_major)?;
     host::cholesky_with_ladder(&row_major, n, &host::SMALL_JITTER_LADDER)
         .map(|(l, _)| l)
         .map_err(|jitter| Error::NotPositiveDefinite { n, jitter, batch: what })

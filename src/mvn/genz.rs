@@ -10,7 +10,7 @@ use rayon::prelude::*;
 
 use super::lattice::QmcPoints;
 use super::reorder::{genz_order, permute};
-use crate::error::{Error, Result};
+use crate::error::{check_finite, Error, Result};
 use crate::linalg::clear_current_thread;
 use crate::special::{inv_mills, log_ndtr, ndtri_from_log};
 
@@ -207,9 +207,7 @@ pub(crate) fn check_cdf_input(function: &str, a: &[f64], cov: &[f64]) -> Result<
     if cov.len() != d * d {
         return Err(Error::shape(&format!("{function}: cov"), [d, d], [cov.len()]));
     }
-    if let Some(index) = cov.iter().position(|v| !v.is_finite()) {
-        return Err(Error::NonFinite { context: format!("{function}: cov"), index });
-    }
+    check_finite(&format!("{function}: cov"), cov)?;
     if let Some(index) = a.iter().position(|v| v.is_nan()) {
         return Err(Error::NonFinite { context: format!("{function}: upper limits"), index });
     }

@@ -10,7 +10,7 @@
 use faer::{Accum, Mat, MatRef, Par};
 
 use super::site::{log_site_scale, site_from_tilted, tilted};
-use crate::error::{Error, Result};
+use crate::error::{check_finite, Error, Result};
 use crate::linalg::host::{cholesky_lower, matmul_into, solve_lower_in_place, solve_upper_in_place};
 
 /// Largest site precision kept (ours: `docs/papers/001-ep-classification.md`, section "Safeguards").
@@ -104,9 +104,7 @@ impl WhitenedPosterior {
             a[(i, i)] += 1.0;
         }
         let flat: Vec<f64> = (0..m * m).map(|k| a[(k / m, k % m)]).collect();
-        if let Some(index) = flat.iter().position(|v| !v.is_finite()) {
-            return Err(Error::NonFinite { context: "EP posterior: I + LᵀSL".into(), index });
-        }
+        check_finite("EP posterior: I + LᵀSL", &flat)?;
         let lb = cholesky_lower(&flat, m).ok_or(Error::NotPositiveDefinite { n: m, jitter: 0.0, batch: 0 })?;
         let mut beta = Mat::from_fn(m, 1, |r, _| lte[r]);
         solve_lower_in_place(lb.as_ref(), beta.as_mut(), Par::Seq);

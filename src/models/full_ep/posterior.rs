@@ -45,9 +45,7 @@ impl FullEpPosterior {
             }
             b[i * n + i] += 1.0;
         }
-        if let Some(index) = b.iter().position(|v| !v.is_finite()) {
-            return Err(Error::NonFinite { context: "full EP posterior: I + S^½KS^½".into(), index });
-        }
+        check_finite("full EP posterior: I + S^½KS^½", &b)?;
         let lb = cholesky_lower(&b, n).ok_or(Error::NotPositiveDefinite { n, jitter: 0.0, batch: 0 })?;
         // b = μ̃ − S^½ L_B⁻ᵀ L_B⁻¹ S^½ K μ̃
         let mut t = Mat::from_fn(n, 1, |i, _| sqrt_nu[i] * (0..n).map(|j| k[(i, j)] * sites.mu[j]).sum::<f64>());
