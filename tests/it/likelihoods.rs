@@ -149,7 +149,12 @@ fn softmax_monte_carlo_is_consistent() {
     let y = one_hot(&[0], 3, &dev).unwrap();
     let ve = host(lik.variational_expectations(t2(mu.clone(), 1, 3, &dev), t2(var.clone(), 1, 3, &dev), y));
     let lse = (1f64.exp() + 1.0 + (-1f64).exp()).ln();
-    assert!((ve[0] - (1.0 - lse)).abs() < tol(1e-6, 1e-4), "{ve:?}");
+    // Each draw's log-softmax differs from the plain one by about ∇·σε with |∇| ≤ √2 and
+    // σ = 1e-4, so the estimate's standard error is at most σ√2/√S ≈ 1e-6. The draws come from
+    // the backend's shared generator, whose state depends on the tests that ran before in this
+    // process, so the bound is 6 standard errors (one failure in ~10⁹ runs), not a fixed 1e-6.
+    let mc_se = 1e-4 * 2f64.sqrt() / (lik.samples as f64).sqrt();
+    assert!((ve[0] - (1.0 - lse)).abs() < tol(6.0 * mc_se, 1e-4), "{ve:?} vs {}", 1.0 - lse);
     let (p, _) = lik.predict_mean_and_var(t2(mu, 1, 3, &dev), t2(vec![1.0, 1.0, 1.0], 1, 3, &dev));
     let p = host(p);
     assert!((p.iter().sum::<f64>() - 1.0).abs() < 1e-5);
