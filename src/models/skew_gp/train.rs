@@ -16,7 +16,7 @@ use super::objective::partition;
 use super::posterior::SkewGpPosterior;
 use super::prior::SkewGp;
 use super::spsa::{assign_params, flatten_params, Spsa};
-use crate::error::{Error, Result};
+use crate::error::{check_finite, Error, Result};
 use crate::kernels::Kernel;
 use crate::mvn::{ChainConfig, ChainStart, LinEssVariant, QmcPoints};
 use crate::optim::flatten_gradients;
@@ -317,13 +317,8 @@ fn train<K: Kernel>(
         ..Default::default()
     };
     let finite = |m: SkewGp<K>, at: StepIndex| -> Result<SkewGp<K>> {
-        match flatten_params(&m).iter().position(|v| !v.is_finite()) {
-            None => Ok(m),
-            Some(k) => Err(Error::NonFinite {
-                context: format!("skew GP parameters after training step {}", at.step),
-                index: k,
-            }),
-        }
+        check_finite(&format!("skew GP parameters after training step {}", at.step), &flatten_params(&m))?;
+        Ok(m)
     };
     let label = "−obj/n";
     let result = match config.optimizer {
