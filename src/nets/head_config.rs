@@ -19,7 +19,9 @@ type GpResult<T> = crate::error::Result<T>;
 pub struct GpHeadConfig {
     /// Number of target columns: the classes C of a classification head, 1 for scalar regression.
     pub outputs: usize,
-    /// Number of inducing points P (64 in paper 003).
+    /// Number of inducing points P (64 in paper 003). On the MNIST hybrid, 128 raised the ROC-AUC
+    /// of the predictive entropy against FGSM images at ε = 0.3 on 9 of 10 seeds, at the same
+    /// accuracy and NLL (`docs/results/bayesian_svm.md`).
     #[config(default = 64)]
     pub num_inducing: usize,
     /// Placement of the inducing points on the feature sample.
