@@ -7,7 +7,7 @@
 //! ```
 //! Data: <data>/cifar-10-batches-bin/ (data_batch_1..5.bin, test_batch.bin) from https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz; not shipped in ../shared/data; `--data` or `BURN_GP_DATA` sets `<data>`.
 //! Defaults: the library's recipe (`burn_gp::nets::HybridConfig`; see `mnist_hybrid`), batch 128,
-//! 3 epochs, Adam lr 1e-3, ρ = 0.02, batch-standardised features, P = 64, f32.
+//! 3 epochs, Adam lr 1e-3, ρ = 0.02, batch-standardised features, P = 128 (`--m`), f32.
 //! `--plot DIR` writes `cifar_hybrid_curves.svg` (training curves of both networks),
 //! `cifar_hybrid_reliability.svg` and `cifar_hybrid_softmax_reliability.svg` (reliability
 //! diagrams, 15 bins).

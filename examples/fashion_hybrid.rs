@@ -7,7 +7,7 @@
 //! ```
 //! Data: <data>/fashion-mnist/ with the four IDX files from https://github.com/zalandoresearch/fashion-mnist (data/fashion/); `--data` or `BURN_GP_DATA` sets `<data>`.
 //! Defaults: the library's recipe (`burn_gp::nets::HybridConfig`; see `mnist_hybrid`), batch 128,
-//! 3 epochs, Adam lr 1e-3, ρ = 0.02, batch-standardised features, P = 64, f32.
+//! 3 epochs, Adam lr 1e-3, ρ = 0.02, batch-standardised features, P = 128 (`--m`), f32.
 //! `--plot DIR` writes `fashion_hybrid_curves.svg` (training curves of both networks),
 //! `fashion_hybrid_reliability.svg` and `fashion_hybrid_softmax_reliability.svg` (reliability
 //! diagrams, 15 bins).

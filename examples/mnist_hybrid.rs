@@ -8,7 +8,7 @@
 //! Data: <data>/mnist/ with the four IDX files (.gz or raw) from https://yann.lecun.com/exdb/mnist/; `--data` or `BURN_GP_DATA` sets `<data>`.
 //! Defaults (the library's recipe, `burn_gp::nets::HybridConfig`): batch 128, 3 epochs, Adam lr 1e-3
 //! for the network, kernel and inducing points, natural-gradient steps (ρ = 0.02) for the head's
-//! q(u), features standardised across the batch before the head (`--feature-norm`), P = 64, f32
+//! q(u), features standardised across the batch before the head (`--feature-norm`), P = 128 (`--m`), f32
 //! (`--precision f64` for double). `--seed` seeds the network's initialisation too: the same seed,
 //! backend and thread count repeat a run bit for bit on one machine (another CPU model may differ in
 //! the last digits: `docs/results/hybrid_reliability.md`). `--trace FILE` writes one CSV row per step.

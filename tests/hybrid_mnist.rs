@@ -45,7 +45,8 @@ fn accuracy<T: Trunk<Input = burn::tensor::Tensor<4>>>(net: &HybridNet<T>, set: 
 fn train(set: &ImageSet, seed: u64, epochs: usize, batch: usize) -> (HybridNet<burn_gp::nets::MnistTrunk>, History) {
     let dev = device().autodiff();
     dev.seed(seed);
-    let recipe = HybridConfig::new(burn_gp::nets::GpHeadConfig::new(10).with_seed(seed));
+    let mut recipe = HybridConfig::classes(10);
+    recipe.head.seed = seed;
     let net = recipe.init(MnistTrunkConfig::new().init(&dev), set, &dev).unwrap();
     let config = TrainConfig { batch_size: batch, progress: false, ..recipe.train_config(epochs, seed) };
     let (net, history) = fit_hybrid(net, set, &recipe, &config, |_, _| Ok(Vec::new())).unwrap();

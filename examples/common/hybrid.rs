@@ -15,8 +15,8 @@ use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant,
 use burn_gp::metrics;
 use burn_gp::models::ClassPredictive;
 use burn_gp::nets::{
-    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, GpHeadConfig, HybridConfig, HybridNet,
-    HybridStep, MnistTrunkConfig, SoftmaxNet, Trunk,
+    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, HybridConfig, HybridNet, HybridStep,
+    MnistTrunkConfig, SoftmaxNet, Trunk,
 };
 use burn_gp::saved::{Blueprint, SavedModel};
 use burn_gp::tensors::to_vec;
@@ -86,8 +86,8 @@ pub fn main(example: &str, data: ImageData) {
 /// Options of the hybrid examples.
 #[derive(clap::Args, Debug, Clone)]
 pub struct HybridOptions {
-    /// Inducing points of the Bayesian SVM head.
-    #[arg(long, default_value_t = 64)]
+    /// Inducing points of the Bayesian SVM head (the library's recipe: 128; paper 003: 64).
+    #[arg(long, default_value_t = HybridConfig::CLASSIFICATION_INDUCING)]
     pub m: usize,
     /// Use only the first N training images (0 = all).
     #[arg(long, default_value_t = 0)]
@@ -357,14 +357,15 @@ pub fn hybrid_scores(
 /// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
 /// `--feature-norm`, the head's initial settings, its likelihood weight and the seed.
 pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> HybridConfig {
-    let head = GpHeadConfig::new(num_classes)
+    let recipe = HybridConfig::classes(num_classes);
+    let head = recipe
+        .head
         .with_num_inducing(opts.m)
         .with_q_sqrt_init(opts.q_sqrt_init)
         .with_lengthscale_factor(opts.lengthscale_factor)
-        .with_likelihood_weight(opts.likelihood_weight);
-    HybridConfig::new(head.with_seed(run.seed))
-        .with_natural_step(opts.natural_step)
-        .with_feature_norm(opts.feature_norm.into())
+        .with_likelihood_weight(opts.likelihood_weight)
+        .with_seed(run.seed);
+    HybridConfig { head, ..recipe }.with_natural_step(opts.natural_step).with_feature_norm(opts.feature_norm.into())
 }
 
 /// Trains the hybrid on `train` by the library's recipe, evaluating on `test` after every epoch;

@@ -48,8 +48,8 @@ fn squares(n: usize, seed: u64) -> ImageSet {
     ImageSet::new(pixels, labels, [1, 28, 28], 10).unwrap()
 }
 
-/// A head for `trunk` by the library's recipe, with P = 64 inducing points placed on the features
-/// of 200 images.
+/// A head for `trunk` by the library's recipe, but with P = 64 inducing points (the recipe's 128
+/// costs these short tests time and tests nothing more) placed on the features of 200 images.
 fn hybrid<T: Trunk<Input = Tensor<4>>>(trunk: T, set: &ImageSet, dev: &Device) -> HybridNet<T> {
     let head = GpHeadConfig::new(set.num_classes).with_num_inducing(64.min(set.n));
     HybridConfig::new(head).with_init_samples(200).init(trunk, set, dev).unwrap()
@@ -275,6 +275,9 @@ fn a_bayesian_svm_head_on_a_user_mlp_learns_a_table() {
     // A table with 3 classes cannot train a 4-way head; labels outside 0..C are typed errors.
     let four = HybridConfig::classes(4).init(Mlp::new(2, 32, 8, 0, &dev), &train, &dev);
     assert!(matches!(four, Err(Error::InvalidArgument { .. })));
+    // The recipe's 128 inducing points need 128 placement examples: fewer is a typed error.
+    let few = HybridConfig::classes(3).with_init_samples(100).init(Mlp::new(2, 32, 8, 0, &dev), &train, &dev);
+    assert!(matches!(few, Err(Error::InvalidArgument { ref name, .. }) if name == "num_inducing"));
     assert!(matches!(pred.accuracy(&vec![3; test.table.n]), Err(Error::LabelOutOfRange { .. })));
     assert!(matches!(pred.nll(&[0, 1]), Err(Error::ShapeMismatch { .. })));
 }

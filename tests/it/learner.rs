@@ -112,7 +112,8 @@ fn an_svgp_regression_head_learns_the_sine_through_the_learner() {
 fn one_training_step_reports_the_loss_and_the_latent_means() {
     let dev = ad_device();
     let train = blobs(90, 5);
-    let recipe = HybridConfig::classes(3).with_init_samples(90);
+    let mut recipe = HybridConfig::classes(3).with_init_samples(90);
+    recipe.head.num_inducing = 32; // at most the 90 placement examples
     let net = recipe.init(Mlp::new(2, 16, 4, 0, &dev), &train, &dev).unwrap();
     let (input, targets) = TrainingSet::batch(&train, &[0, 1, 2, 3], &dev).unwrap();
     let expected = net.objective(input.clone(), targets.clone()).unwrap();

@@ -114,15 +114,15 @@ fn sparse_variational_models_load_and_predict_bit_for_bit() {
 fn networks_with_gp_heads_load_with_their_normaliser_and_head() {
     let dev = base();
     let train = dev.clone().autodiff();
-    let (x, labels) = blobs(120, 3);
+    let (x, labels) = blobs(200, 3);
     let table =
         ClassTable::new(Table::new(x.clone(), labels, 2).unwrap(), vec!["a".into(), "b".into(), "c".into()]).unwrap();
-    let recipe = HybridConfig::classes(3).with_init_samples(120);
+    let recipe = HybridConfig::classes(3).with_init_samples(200);
     let net = recipe.init(Mlp::new(2, 16, 4, 0, &train), &table, &train).unwrap();
     let config = TrainConfig { epochs: 2, batch_size: 40, progress: false, ..Default::default() };
     let (net, _) = fit_hybrid(net, &table, &recipe, &config, |_, _| Ok(vec![])).unwrap();
     let net = net.valid();
-    let xt = matrix(x, 120, 2, &dev).unwrap();
+    let xt = matrix(x, 200, 2, &dev).unwrap();
     let path = temp("mlp-hybrid");
     net.save(&path).unwrap();
     let loaded = HybridNet::<Mlp>::load(&path, &dev).unwrap();
