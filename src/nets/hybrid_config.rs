@@ -46,7 +46,7 @@ impl HybridConfig {
     /// twice paper 003's 64. On ten paired MNIST hybrids, 128 lifted the ROC-AUC of the
     /// predictive entropy against FGSM images at ε = 0.3 on 9 of 10 seeds (+0.015 ± 0.005) and
     /// cleared 0.90 at ε = 0.1, 0.2 and 0.3 on all ten with the variance-scaled entropy (64: five),
-    /// at the same accuracy and NLL and 3 % more time an epoch (`docs/results/bayesian_svm.md`).
+    /// at the same accuracy and NLL and 3–4 % more time an epoch (`docs/results/bayesian_svm.md`).
     pub const CLASSIFICATION_INDUCING: usize = 128;
 
     /// The recipe for a `num_classes`-way Bayesian SVM head (paper 003's hybrid) with
