@@ -129,16 +129,6 @@ impl HybridConfig {
             ));
         }
         let size = self.init_samples.min(n);
-        if self.head.num_inducing > size {
-            return Err(Error::invalid(
-                "num_inducing",
-                format!(
-                    "the head's {} inducing points are placed on the features of min(init_samples = {}, \
-                     training examples = {n}) = {size} examples: lower head.num_inducing to at most {size}",
-                    self.head.num_inducing, self.init_samples
-                ),
-            ));
-        }
         let step = (n / size).max(1);
         let idx: Vec<usize> = (0..n).step_by(step).take(size).collect();
         let (input, _) = train.batch(&idx, device)?;
