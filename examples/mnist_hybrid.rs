@@ -29,7 +29,8 @@
 //! `mean_field_weight`, `nll_mean_field` and `ece_mean_field`; with the softmax network too,
 //! `nll_calibrated_minus_softmax` and `nll_calibrated_minus_softmax_se`, the hybrid's
 //! temperature-scaled NLL minus the softmax network's, paired per test image, with its standard
-//! error (all `null` without it).
+//! error, and `nll_calibrated_minus_softmax_calibrated` and `_se`, the same against the softmax
+//! network's temperature-scaled NLL (all `null` without it).
 //! `--save FILE` / `--save-softmax FILE` keep both networks for `adversarial`; `--load FILE`
 //! with `--load-softmax FILE` evaluates both saved networks again without training.
 mod common;

@@ -169,6 +169,15 @@ pub struct Calibrated<P> {
     pub fitted: P,
     /// (accuracy, NLL, ECE) on the test images.
     pub test: (f64, f64, f64),
+    /// The calibrated class probabilities of the test images, `[n, C]` row-major.
+    pub probabilities: Vec<f64>,
+}
+
+impl<P> Calibrated<P> {
+    /// Scores the calibrated test probabilities and keeps them.
+    fn new(fitted: P, probabilities: Vec<f64>, test: &ImageSet) -> Result<Self> {
+        Ok(Calibrated { fitted, test: score(&probabilities, test)?, probabilities })
+    }
 }
 
 /// Each calibration of the hybrid (and the softmax network's temperature), fitted on the held-out
@@ -201,15 +210,15 @@ pub fn calibrate<T: Trunk<Input = Tensor<4>>>(
     let softmax = match softmax {
         Some(net) => {
             let fitted = TemperatureScaling::fit(&softmax_logits(net, held, device)?, k, &labels)?;
-            let test = score(&fitted.probabilities(&softmax_logits(net, test, device)?, k)?, test)?;
-            Some(Calibrated { fitted, test })
+            let probabilities = fitted.probabilities(&softmax_logits(net, test, device)?, k)?;
+            Some(Calibrated::new(fitted, probabilities, test)?)
         }
         None => None,
     };
     Ok(Calibrations {
-        temperature: Calibrated { fitted: temperature, test: score(&temperature.probabilities(&pred.mean, k)?, test)? },
-        variance: Calibrated { fitted: variance, test: score(&variance.probabilities(pred), test)? },
-        mean_field: Calibrated { fitted: mean_field, test: score(&mean_field.probabilities(pred), test)? },
+        temperature: Calibrated::new(temperature, temperature.probabilities(&pred.mean, k)?, test)?,
+        variance: Calibrated::new(variance, variance.probabilities(pred), test)?,
+        mean_field: Calibrated::new(mean_field, mean_field.probabilities(pred), test)?,
         softmax,
     })
 }
@@ -600,13 +609,16 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         Some(held) => Some(calibrate(&hybrid, soft_net.as_ref(), held, (&pred, &test), &devices.base)?),
         None => None,
     };
-    // The hybrid's temperature-scaled NLL against the softmax network's own, paired per image.
+    // The hybrid's temperature-scaled NLL against the softmax network's own and against the
+    // softmax network's temperature-scaled NLL (the same treatment), each paired per image.
     let nll_gap = match (&calibrated, &soft_probs) {
-        (Some(c), Some(sp)) => {
-            Some(nll_difference(&c.temperature.fitted.probabilities(&pred.mean, test.num_classes)?, sp, &test))
-        }
+        (Some(c), Some(sp)) => Some(nll_difference(&c.temperature.probabilities, sp, &test)),
         _ => None,
     };
+    let nll_gap_calibrated = calibrated.as_ref().and_then(|c| {
+        let s = c.softmax.as_ref()?;
+        Some(nll_difference(&c.temperature.probabilities, &s.probabilities, &test))
+    });
     figures.curves("curves", &format!("{example} on {dataset}: training"), &curves)?;
     if figures.enabled() {
         let title = format!("{example}: hybrid on {dataset}, test set");
@@ -653,6 +665,9 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     if let Some((gap, se)) = nll_gap {
         rows.push(("hybrid NLL (temperature-scaled) − softmax NLL", format!("{gap:+.4} ± {se:.4}")));
     }
+    if let Some((gap, se)) = nll_gap_calibrated {
+        rows.push(("hybrid NLL − softmax NLL, both temperature-scaled", format!("{gap:+.4} ± {se:.4}")));
+    }
     print_table(&format!("{example} on {dataset} ({} epochs, P = {})", run.epochs, opts.m), &rows);
     if run.json {
         let line = serde_json::json!({
@@ -683,6 +698,8 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             "ece_mean_field": calibrated.as_ref().map(|c| c.mean_field.test.2),
             "nll_calibrated_minus_softmax": nll_gap.map(|g| g.0),
             "nll_calibrated_minus_softmax_se": nll_gap.map(|g| g.1),
+            "nll_calibrated_minus_softmax_calibrated": nll_gap_calibrated.map(|g| g.0),
+            "nll_calibrated_minus_softmax_calibrated_se": nll_gap_calibrated.map(|g| g.1),
             "epochs": run.epochs,
             "batch": run.batch,
             "lr": run.lr,
