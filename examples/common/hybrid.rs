@@ -112,6 +112,10 @@ pub struct HybridOptions {
     /// How the trunk's features are normalised before the head.
     #[arg(long, value_enum, default_value_t = NormArg::Batch)]
     pub feature_norm: NormArg,
+    /// Standardise the features by the minibatch for the first N training steps only, then freeze
+    /// the normaliser's statistics and leave the features unstandardised (default: throughout).
+    #[arg(long)]
+    pub standardize_steps: Option<usize>,
     /// Write one CSV row per training step of the hybrid (loss terms, feature spread, gradient
     /// norm, kernel and q(u) statistics) to this file.
     #[arg(long)]
@@ -364,7 +368,7 @@ pub fn hybrid_scores(
 }
 
 /// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
-/// `--feature-norm`, the head's initial settings, its likelihood weight and the seed.
+/// `--feature-norm`, `--standardize-steps`, the head's initial settings, its likelihood weight and the seed.
 pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> HybridConfig {
     let recipe = HybridConfig::classes(num_classes);
     let head = recipe
@@ -374,7 +378,10 @@ pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> Hyb
         .with_lengthscale_factor(opts.lengthscale_factor)
         .with_likelihood_weight(opts.likelihood_weight)
         .with_seed(run.seed);
-    HybridConfig { head, ..recipe }.with_natural_step(opts.natural_step).with_feature_norm(opts.feature_norm.into())
+    HybridConfig { head, ..recipe }
+        .with_natural_step(opts.natural_step)
+        .with_feature_norm(opts.feature_norm.into())
+        .with_standardize_steps(opts.standardize_steps)
 }
 
 /// Trains the hybrid on `train` by the library's recipe, evaluating on `test` after every epoch;

@@ -72,6 +72,26 @@ impl FeatureNormalizer {
         }
     }
 
+    /// This normaliser with its batch statistics frozen: from now on the batch kinds map the
+    /// features by their running statistics (a fixed affine map through which gradients still
+    /// reach the trunk) in training as at inference, so the trunk may spread or gather the
+    /// features the head sees. The other kinds are returned unchanged.
+    /// [`HybridConfig::standardize_steps`](super::HybridConfig::standardize_steps) calls this after
+    /// its warm-up.
+    pub fn freeze_statistics(mut self) -> Self {
+        if let Some(norm) = self.batch.as_mut() {
+            norm.training = norm.training.clone().with_value(false);
+        }
+        self
+    }
+
+    /// Whether training standardises by the batch: false after
+    /// [`freeze_statistics`](Self::freeze_statistics) and for the kinds without batch statistics.
+    /// This is the normaliser's setting, also on a copy in inference mode ([`Module::valid`]).
+    pub fn standardizes_batches(&self) -> bool {
+        self.batch.as_ref().is_some_and(|norm| norm.training.clone().train().is_enabled())
+    }
+
     /// The normalised features `[B, D]`.
     pub fn forward(&self, features: Tensor<2>) -> Tensor<2> {
         match &self.batch {

@@ -109,7 +109,10 @@ where
     let device = net.head.q_mu.val().device();
     let mut natural = start_natural(&mut net, recipe)?;
     let mut optim = config.optimizer.init()?;
-    let step = |net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
+    let step = |mut net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
+        if recipe.standardize_steps.is_some_and(|warm_up| at.step > warm_up) && net.norm.standardizes_batches() {
+            net.norm = net.norm.freeze_statistics();
+        }
         let (input, targets) = train.batch(idx, &device)?;
         let objective = net.objective(input, targets.clone())?;
         let loss = objective.loss.clone().into_scalar::<f64>();

@@ -59,7 +59,8 @@
 //! (`natural_step = 0`).
 //!
 //! **Checkpoints** hold the network, the optimiser and the schedule, not the natural-gradient
-//! state (it lives beside the module, as the optimiser's does). To resume a run from a checkpoint,
+//! state or the count of steps towards freezing the feature normaliser
+//! ([`HybridConfig::standardize_steps`]); both live beside the module, as the optimiser's state does. To resume a run from a checkpoint,
 //! build the `LearnerNet` from the checkpoint's network: its state then starts from that `q(u)`.
 use std::any::Any;
 use std::fmt;
@@ -219,12 +220,20 @@ where
     L::Natural: Send + 'static,
 {
     /// Wraps `net` (on an autodiff device) to train by `recipe`; with `recipe.natural_step > 0`
-    /// its head's `q(u)` leaves the optimiser and moves by natural-gradient steps.
+    /// its head's `q(u)` leaves the optimiser and moves by natural-gradient steps, and with
+    /// `recipe.standardize_steps` its feature normaliser freezes after that many optimiser steps.
     pub fn new(mut net: HybridNet<T, K, L>, recipe: &HybridConfig) -> Result<Self> {
         recipe.validate()?;
         let state = start_natural(&mut net, recipe)?.map(|s| Box::new(s) as Box<dyn Any + Send>);
-        let natural = NaturalSlot(Arc::new(Mutex::new(NaturalState { state, pending: Vec::new(), error: None })));
-        Ok(Self { net, natural })
+        let standardize_left = match recipe.standardize_steps {
+            Some(0) => {
+                net.norm = net.norm.freeze_statistics();
+                None
+            }
+            steps => steps,
+        };
+        let natural = NaturalState { state, pending: Vec::new(), error: None, standardize_left };
+        Ok(Self { net, natural: NaturalSlot(Arc::new(Mutex::new(natural))) })
     }
 
     /// The trained network; errors if a natural-gradient step failed during training (the head
@@ -233,6 +242,19 @@ where
         match self.natural.lock().error.take() {
             Some(e) => Err(e),
             None => Ok(self.net),
+        }
+    }
+
+    /// What follows every optimiser step: the natural-gradient step of `q(u)`, and the count
+    /// towards freezing the feature normaliser.
+    fn after_optimizer_step(&mut self) {
+        self.natural_step();
+        let mut slot = self.natural.lock();
+        if let Some(left) = slot.standardize_left {
+            slot.standardize_left = left.checked_sub(1).filter(|&left| left > 0);
+            if slot.standardize_left.is_none() {
+                self.net.norm = self.net.norm.clone().freeze_statistics();
+            }
         }
     }
 
@@ -302,7 +324,7 @@ where
     /// The optimiser's step, then the natural-gradient step of `q(u)` on the same minibatch.
     fn optimize(self, optim: &mut ModuleOptimizer, lr: ModuleLearningRate, grads: GradientsParams) -> Self {
         let mut model = optim.step(lr, self, grads);
-        model.natural_step();
+        model.after_optimizer_step();
         model
     }
 
@@ -310,7 +332,7 @@ where
     /// multi-device strategy); the natural-gradient step uses every device's minibatch.
     fn optimize_multi(self, optim: &mut ModuleOptimizer, lr: ModuleLearningRate, grads: MultiGradientsParams) -> Self {
         let mut model = optim.step_multi(lr, self, grads);
-        model.natural_step();
+        model.after_optimizer_step();
         model
     }
 }
@@ -346,6 +368,9 @@ struct NaturalState {
     pending: Vec<(Tensor<2>, Tensor<2>)>,
     /// The first failed natural-gradient step.
     error: Option<Error>,
+    /// Optimiser steps left before the feature normaliser's statistics are frozen
+    /// ([`HybridConfig::standardize_steps`]); `None` once frozen or where the recipe never freezes.
+    standardize_left: Option<usize>,
 }
 
 impl NaturalSlot {

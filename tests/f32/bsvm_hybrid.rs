@@ -13,8 +13,8 @@ use burn_gp::device::{device_with_precision, Precision};
 use burn_gp::likelihoods::MultiClassHinge;
 use burn_gp::models::{ClassPredictive, GaussianPredictive};
 use burn_gp::nets::{
-    fit_hybrid, image_batch, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, GpHeadConfig, HybridConfig, HybridNet,
-    MnistTrunkConfig, Trunk,
+    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, GpHeadConfig,
+    HybridConfig, HybridNet, HybridStep, MnistTrunkConfig, Trunk,
 };
 use burn_gp::tensors::to_vec;
 use burn_gp::train::TrainConfig;
@@ -225,8 +225,61 @@ fn feature_normaliser_standardises_batches_and_keeps_running_statistics() {
         let m = row.iter().sum::<f64>() / c as f64;
         assert!(m.abs() < 1e-4, "row mean {m}");
     }
-    let same = to_vec(FeatureNormalizer::new(FeatureNorm::Identity, c, &dev).forward(x));
+    let same = to_vec(FeatureNormalizer::new(FeatureNorm::Identity, c, &dev).forward(x.clone()));
     assert!(same.iter().zip(&values).all(|(a, &b)| *a == b as f64), "identity changed the features");
+    // Frozen, in training mode on the autodiff device: the running statistics map the batch, the
+    // gradient of Σ out by x is 1/√(var + ε) per column, and the statistics no longer move.
+    // The setting, unlike Burn's flag value, survives the switch to inference mode.
+    assert!(norm.standardizes_batches() && norm.valid().standardizes_batches());
+    let frozen = norm.freeze_statistics();
+    assert!(!frozen.standardizes_batches() && !frozen.valid().standardizes_batches());
+    let shifted = x.clone().add_scalar(3.0).require_grad();
+    let out = frozen.forward(shifted.clone());
+    let got = to_vec(out.clone());
+    let grads = out.sum().backward();
+    let dx = to_vec(shifted.grad(&grads).expect("gradient reaches the input"));
+    for (k, &v) in values.iter().enumerate() {
+        let sd = (var[k % c] + 1e-5).sqrt();
+        let want = (v as f64 + 3.0 - mean[k % c]) / sd;
+        assert!((got[k] - want).abs() < 1e-4 * (1.0 + want.abs()), "entry {k}: {} vs {want}", got[k]);
+        assert!((dx[k] - 1.0 / sd).abs() < 1e-5 / sd, "gradient {k}: {} vs {}", dx[k], 1.0 / sd);
+    }
+    assert_eq!(to_vec(frozen.forward(x.clone())), to_vec(frozen.valid().forward(x.inner())));
+}
+
+#[test]
+fn standardize_steps_freezes_the_normaliser_after_the_warm_up() {
+    let dev = device().autodiff();
+    let train = blobs(600, 1);
+    // Fixed features of the trunk's width (8): the normaliser's map of them at inference depends
+    // on its running statistics alone.
+    let probe: Vec<f64> = (0..40).map(|k| ((k * 13 % 7) as f64 - 3.0) * 0.7).collect();
+    let probe = burn_gp::tensors::matrix(probe, 5, 8, &device()).unwrap();
+    let config = TrainConfig { epochs: 2, batch_size: 64, lr: 3e-3, seed: 0, progress: false, ..Default::default() };
+    let run = |standardize: Option<usize>| {
+        let recipe = HybridConfig::classes(3).with_init_samples(300).with_standardize_steps(standardize);
+        let net = recipe.init(Mlp::new(2, 32, 8, 0, &dev), &train, &dev).unwrap();
+        let (mut maps, mut spreads) = (Vec::new(), Vec::new());
+        let mut trace = |net: &HybridNet<Mlp>, step: &HybridStep| {
+            maps.push(to_vec(net.norm.clone().valid().forward(probe.clone())));
+            spreads.push(step.head_spread);
+        };
+        let (net, _) = fit_hybrid_traced(net, &train, &recipe, &config, |_, _| Ok(vec![]), &mut trace).unwrap();
+        (net.norm.standardizes_batches(), maps, spreads)
+    };
+    let (on, always, _) = run(None);
+    let (still_on, frozen, spreads) = run(Some(3));
+    assert!(on && !still_on);
+    assert_eq!(always.len(), 20, "600 examples in batches of 64 for 2 epochs");
+    // The first 3 steps are the same run; after them the running statistics stop moving, where
+    // without freezing they go on following the batches.
+    assert_eq!(frozen[..3], always[..3]);
+    assert!(frozen[3..].iter().all(|map| *map == frozen[2]), "the statistics moved after freezing");
+    assert!(always[3..].iter().all(|map| *map != always[2]), "the statistics stopped without freezing");
+    // While standardising, every feature the head sees has unit spread across the batch; after,
+    // the spread is the trunk's to choose.
+    assert!(spreads[..3].iter().all(|s| (s - 1.0).abs() < 1e-3), "{spreads:?}");
+    assert!(spreads[3..].iter().any(|s| (s - 1.0).abs() > 1e-3), "{spreads:?}");
 }
 
 #[test]

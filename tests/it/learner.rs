@@ -109,6 +109,32 @@ fn an_svgp_regression_head_learns_the_sine_through_the_learner() {
 }
 
 #[test]
+fn the_learner_freezes_the_normaliser_after_standardize_steps() {
+    let dev = ad_device();
+    let train = blobs(90, 5);
+    // 90 examples in batches of 32: 3 optimiser steps an epoch.
+    let config = TrainConfig { epochs: 1, batch_size: 32, lr: 3e-3, seed: 0, progress: false, ..Default::default() };
+    let standardizes_after = |steps: Option<usize>, name: &str| {
+        let mut recipe = HybridConfig::classes(3).with_init_samples(90).with_standardize_steps(steps);
+        recipe.head.num_inducing = 32;
+        let net = recipe.init(Mlp::new(2, 16, 4, 0, &dev), &train, &dev).unwrap();
+        let (learner, loaders) = setup(net, &recipe, &config, train.clone(), train.clone());
+        let frozen_at_start = !learner.model().net.norm.standardizes_batches();
+        let result = SupervisedTraining::new(artifacts(name), loaders.train, loaders.valid)
+            .metrics((LossMetric::new(),))
+            .num_epochs(config.epochs)
+            .launch(learner);
+        assert!(result.error.is_none(), "training failed: {:?}", result.error);
+        (frozen_at_start, result.model.into_net().unwrap().norm.standardizes_batches())
+    };
+    assert_eq!(standardizes_after(None, "freeze-never"), (false, true));
+    assert_eq!(standardizes_after(Some(0), "freeze-0"), (true, false));
+    assert_eq!(standardizes_after(Some(2), "freeze-2"), (false, false));
+    assert_eq!(standardizes_after(Some(3), "freeze-3"), (false, false));
+    assert_eq!(standardizes_after(Some(4), "freeze-4"), (false, true));
+}
+
+#[test]
 fn one_training_step_reports_the_loss_and_the_latent_means() {
     let dev = ad_device();
     let train = blobs(90, 5);
