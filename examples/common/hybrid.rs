@@ -368,7 +368,8 @@ pub fn hybrid_scores(
 }
 
 /// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
-/// `--feature-norm`, `--standardize-steps`, the head's initial settings, its likelihood weight and the seed.
+/// `--feature-norm`, `--standardize-steps`, the head's initial settings, its likelihood weight
+/// and the seed.
 pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> HybridConfig {
     let recipe = HybridConfig::classes(num_classes);
     let head = recipe

@@ -60,8 +60,9 @@
 //!
 //! **Checkpoints** hold the network, the optimiser and the schedule, not the natural-gradient
 //! state or the count of steps towards freezing the feature normaliser
-//! ([`HybridConfig::standardize_steps`]); both live beside the module, as the optimiser's state does. To resume a run from a checkpoint,
-//! build the `LearnerNet` from the checkpoint's network: its state then starts from that `q(u)`.
+//! ([`HybridConfig::standardize_steps`]): both live beside the module, as the optimiser's state
+//! does. To resume a run from a checkpoint, build the `LearnerNet` from the checkpoint's network:
+//! its state then starts from that `q(u)`.
 use std::any::Any;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
