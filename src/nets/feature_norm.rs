@@ -85,6 +85,17 @@ impl FeatureNormalizer {
         self
     }
 
+    /// This normaliser for the next training step, `steps_done` steps into a run of the recipe
+    /// with [`HybridConfig::standardize_steps`](super::HybridConfig::standardize_steps) =
+    /// `standardize_steps`: frozen ([`freeze_statistics`](Self::freeze_statistics)) once
+    /// `steps_done` reaches the warm-up, otherwise unchanged. Both training paths call it.
+    pub(crate) fn for_step(self, steps_done: usize, standardize_steps: Option<usize>) -> Self {
+        match standardize_steps.is_some_and(|warm_up| steps_done >= warm_up) && self.standardizes_batches() {
+            true => self.freeze_statistics(),
+            false => self,
+        }
+    }
+
     /// Whether training standardises by the batch: false after
     /// [`freeze_statistics`](Self::freeze_statistics) and for the kinds without batch statistics.
     /// This is the normaliser's setting, also on a copy in inference mode ([`Module::valid`]).

@@ -110,9 +110,7 @@ where
     let mut natural = start_natural(&mut net, recipe)?;
     let mut optim = config.optimizer.init()?;
     let step = |mut net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
-        if recipe.standardize_steps.is_some_and(|warm_up| at.step > warm_up) && net.norm.standardizes_batches() {
-            net.norm = net.norm.freeze_statistics();
-        }
+        net.norm = net.norm.for_step(at.step - 1, recipe.standardize_steps);
         let (input, targets) = train.batch(idx, &device)?;
         let objective = net.objective(input, targets.clone())?;
         let loss = objective.loss.clone().into_scalar::<f64>();

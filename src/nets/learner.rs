@@ -226,14 +226,14 @@ where
     pub fn new(mut net: HybridNet<T, K, L>, recipe: &HybridConfig) -> Result<Self> {
         recipe.validate()?;
         let state = start_natural(&mut net, recipe)?.map(|s| Box::new(s) as Box<dyn Any + Send>);
-        let standardize_left = match recipe.standardize_steps {
-            Some(0) => {
-                net.norm = net.norm.freeze_statistics();
-                None
-            }
-            steps => steps,
+        net.norm = net.norm.for_step(0, recipe.standardize_steps);
+        let natural = NaturalState {
+            state,
+            pending: Vec::new(),
+            error: None,
+            steps_done: 0,
+            standardize_steps: recipe.standardize_steps,
         };
-        let natural = NaturalState { state, pending: Vec::new(), error: None, standardize_left };
         Ok(Self { net, natural: NaturalSlot(Arc::new(Mutex::new(natural))) })
     }
 
@@ -251,12 +251,8 @@ where
     fn after_optimizer_step(&mut self) {
         self.natural_step();
         let mut slot = self.natural.lock();
-        if let Some(left) = slot.standardize_left {
-            slot.standardize_left = left.checked_sub(1).filter(|&left| left > 0);
-            if slot.standardize_left.is_none() {
-                self.net.norm = self.net.norm.clone().freeze_statistics();
-            }
-        }
+        slot.steps_done += 1;
+        self.net.norm = self.net.norm.clone().for_step(slot.steps_done, slot.standardize_steps);
     }
 
     /// The natural-gradient step of the head's `q(u)` on the minibatches of the last training
@@ -369,9 +365,10 @@ struct NaturalState {
     pending: Vec<(Tensor<2>, Tensor<2>)>,
     /// The first failed natural-gradient step.
     error: Option<Error>,
-    /// Optimiser steps left before the feature normaliser's statistics are frozen
-    /// ([`HybridConfig::standardize_steps`]); `None` once frozen or where the recipe never freezes.
-    standardize_left: Option<usize>,
+    /// Optimiser steps taken, towards freezing the feature normaliser.
+    steps_done: usize,
+    /// The recipe's [`HybridConfig::standardize_steps`].
+    standardize_steps: Option<usize>,
 }
 
 impl NaturalSlot {
