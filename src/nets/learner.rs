@@ -62,7 +62,8 @@
 //! state or the count of steps towards freezing the feature normaliser
 //! ([`HybridConfig::standardize_steps`]): both live beside the module, as the optimiser's state
 //! does. To resume a run from a checkpoint, build the `LearnerNet` from the checkpoint's network:
-//! its state then starts from that `q(u)`.
+//! its state then starts from that `q(u)`, and its step count from zero (past the warm-up, pass
+//! `standardize_steps: Some(0)`).
 use std::any::Any;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -211,9 +212,10 @@ impl LearnerHead for Gaussian {
 pub struct LearnerNet<T: Trunk, K: Kernel, L: HeadLikelihood> {
     /// The network being trained.
     pub net: HybridNet<T, K, L>,
-    /// The natural-gradient state, shared by the clones the `Learner` makes of the model.
+    /// What carries from one training step to the next (natural-gradient state, steps done),
+    /// shared by the clones the `Learner` makes of the model.
     #[module(skip)]
-    natural: NaturalSlot,
+    steps: StepSlot,
 }
 
 impl<T: Trunk, K: Kernel, L: HeadLikelihood> LearnerNet<T, K, L>
@@ -227,20 +229,20 @@ where
         recipe.validate()?;
         let state = start_natural(&mut net, recipe)?.map(|s| Box::new(s) as Box<dyn Any + Send>);
         net.norm = net.norm.for_step(0, recipe.standardize_steps);
-        let natural = NaturalState {
+        let steps = StepState {
             state,
             pending: Vec::new(),
             error: None,
             steps_done: 0,
             standardize_steps: recipe.standardize_steps,
         };
-        Ok(Self { net, natural: NaturalSlot(Arc::new(Mutex::new(natural))) })
+        Ok(Self { net, steps: StepSlot(Arc::new(Mutex::new(steps))) })
     }
 
     /// The trained network; errors if a natural-gradient step failed during training (the head
     /// then kept the `q(u)` of the step before).
     pub fn into_net(self) -> Result<HybridNet<T, K, L>> {
-        match self.natural.lock().error.take() {
+        match self.steps.lock().error.take() {
             Some(e) => Err(e),
             None => Ok(self.net),
         }
@@ -250,7 +252,7 @@ where
     /// towards freezing the feature normaliser.
     fn after_optimizer_step(&mut self) {
         self.natural_step();
-        let mut slot = self.natural.lock();
+        let mut slot = self.steps.lock();
         slot.steps_done += 1;
         self.net.norm = self.net.norm.clone().for_step(slot.steps_done, slot.standardize_steps);
     }
@@ -258,7 +260,7 @@ where
     /// The natural-gradient step of the head's `q(u)` on the minibatches of the last training
     /// step (their features, detached, and targets).
     fn natural_step(&mut self) {
-        let mut slot = self.natural.lock();
+        let mut slot = self.steps.lock();
         let pending = std::mem::take(&mut slot.pending);
         if pending.is_empty() || slot.error.is_some() {
             return;
@@ -308,7 +310,7 @@ where
     fn step(&self, batch: HeadBatch<T::Input>) -> TrainOutput<L::Output> {
         let objective = self.objective(batch.input, batch.targets.clone());
         {
-            let mut slot = self.natural.lock();
+            let mut slot = self.steps.lock();
             if slot.state.is_some() {
                 slot.pending.push((objective.features.detach(), batch.targets.clone()));
             }
@@ -354,11 +356,12 @@ where
     }
 }
 
-/// The natural-gradient state of a [`LearnerNet`], shared by its clones.
+/// What a [`LearnerNet`] carries from one training step to the next, shared by its clones.
 #[derive(Clone)]
-struct NaturalSlot(Arc<Mutex<NaturalState>>);
+struct StepSlot(Arc<Mutex<StepState>>);
 
-struct NaturalState {
+/// The natural-gradient state and the count of optimiser steps.
+struct StepState {
     /// The likelihood's `HeadLikelihood::Natural`, or `None` where Adam trains `q(u)`.
     state: Option<Box<dyn Any + Send>>,
     /// Features and targets of the minibatches since the last optimiser step.
@@ -371,18 +374,19 @@ struct NaturalState {
     standardize_steps: Option<usize>,
 }
 
-impl NaturalSlot {
-    fn lock(&self) -> std::sync::MutexGuard<'_, NaturalState> {
+impl StepSlot {
+    fn lock(&self) -> std::sync::MutexGuard<'_, StepState> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-impl fmt::Debug for NaturalSlot {
+impl fmt::Debug for StepSlot {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let slot = self.lock();
-        f.debug_struct("NaturalSlot")
+        f.debug_struct("StepSlot")
             .field("natural", &slot.state.is_some())
             .field("pending", &slot.pending.len())
+            .field("steps_done", &slot.steps_done)
             .finish()
     }
 }

@@ -16,6 +16,7 @@ use burn_gp::nets::{
     fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, GpHeadConfig,
     HybridConfig, HybridNet, HybridStep, MnistTrunkConfig, Trunk,
 };
+use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
 use burn_gp::train::TrainConfig;
 use burn_gp::Error;
@@ -265,11 +266,11 @@ fn standardize_steps_freezes_the_normaliser_after_the_warm_up() {
             spreads.push(step.head_spread);
         };
         let (net, _) = fit_hybrid_traced(net, &train, &recipe, &config, |_, _| Ok(vec![]), &mut trace).unwrap();
-        (net.norm.standardizes_batches(), maps, spreads)
+        (net, maps, spreads)
     };
-    let (on, always, _) = run(None);
-    let (still_on, frozen, spreads) = run(Some(3));
-    assert!(on && !still_on);
+    let (unfrozen, always, _) = run(None);
+    let (net, frozen, spreads) = run(Some(3));
+    assert!(unfrozen.norm.standardizes_batches() && !net.norm.standardizes_batches());
     assert_eq!(always.len(), 20, "600 examples in batches of 64 for 2 epochs");
     // The first 3 steps are the same run; after them the running statistics stop moving, where
     // without freezing they go on following the batches.
@@ -280,6 +281,15 @@ fn standardize_steps_freezes_the_normaliser_after_the_warm_up() {
     // the spread is the trunk's to choose.
     assert!(spreads[..3].iter().all(|s| (s - 1.0).abs() < 1e-3), "{spreads:?}");
     assert!(spreads[3..].iter().any(|s| (s - 1.0).abs() > 1e-3), "{spreads:?}");
+    // A saved network keeps its running statistics but not the freeze (Burn's records omit
+    // flags): loaded, it standardises by the batch again, as `standardize_steps` documents.
+    let path = std::env::temp_dir().join(format!("burn_gp_frozen_{}.bgp", std::process::id()));
+    net.save(&path).unwrap();
+    let loaded = HybridNet::<Mlp>::load(&path, &dev).unwrap();
+    let map = to_vec(loaded.norm.clone().valid().forward(probe));
+    let _ = std::fs::remove_file(&path);
+    assert!(loaded.norm.standardizes_batches());
+    assert_eq!(map, frozen[frozen.len() - 1]);
 }
 
 #[test]
