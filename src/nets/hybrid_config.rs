@@ -44,7 +44,8 @@ pub struct HybridConfig {
     /// statistics are frozen ([`FeatureNormalizer::freeze_statistics`]) and the features are left
     /// unstandardised for the rest of the run. `None` (the default) standardises throughout. On
     /// the MNIST hybrid, freezing after epoch 1 (430 steps) lowered the calibrated NLL by about
-    /// 0.0007 but weakened FGSM detection at ε = 0.1 and robustness on all ten seeds
+    /// 0.0007 but weakened FGSM detection at ε = 0.1 and robustness on all ten seeds; freezing
+    /// after epoch 2 (860) kept the NLL gain and still cost most of the robustness
     /// (`docs/results/bayesian_svm.md`). Every training run counts its steps from zero, and the
     /// freeze is not saved (Burn's records omit flags): a loaded network standardises by the
     /// batch again, so a run that resumes past the warm-up passes `Some(0)`.
