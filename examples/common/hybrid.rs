@@ -15,8 +15,8 @@ use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant,
 use burn_gp::metrics;
 use burn_gp::models::ClassPredictive;
 use burn_gp::nets::{
-    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, HybridConfig, HybridNet, HybridStep,
-    MnistTrunkConfig, SoftmaxNet, Trunk,
+    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, FrozenStatistics, HybridConfig,
+    HybridNet, HybridStep, MnistTrunkConfig, SoftmaxNet, Trunk,
 };
 use burn_gp::saved::{Blueprint, SavedModel};
 use burn_gp::tensors::to_vec;
@@ -116,6 +116,10 @@ pub struct HybridOptions {
     /// the normaliser's statistics and leave the features unstandardised (default: throughout).
     #[arg(long)]
     pub standardize_steps: Option<usize>,
+    /// With --standardize-steps, freeze only the mean after the warm-up and keep dividing each
+    /// feature by its spread in the minibatch (unit spread at the head).
+    #[arg(long)]
+    pub freeze_mean_only: bool,
     /// Write one CSV row per training step of the hybrid (loss terms, feature spread, gradient
     /// norm, kernel and q(u) statistics) to this file.
     #[arg(long)]
@@ -368,7 +372,7 @@ pub fn hybrid_scores(
 }
 
 /// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
-/// `--feature-norm`, `--standardize-steps`, the head's initial settings, its likelihood weight
+/// `--feature-norm`, `--standardize-steps`, `--freeze-mean-only`, the head's initial settings, its likelihood weight
 /// and the seed.
 pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> HybridConfig {
     let recipe = HybridConfig::classes(num_classes);
@@ -383,6 +387,10 @@ pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> Hyb
         .with_natural_step(opts.natural_step)
         .with_feature_norm(opts.feature_norm.into())
         .with_standardize_steps(opts.standardize_steps)
+        .with_frozen_statistics(match opts.freeze_mean_only {
+            true => FrozenStatistics::Mean,
+            false => FrozenStatistics::MeanAndVariance,
+        })
 }
 
 /// Trains the hybrid on `train` by the library's recipe, evaluating on `test` after every epoch;

@@ -8,7 +8,7 @@
 //! and the hybrid then sits at chance accuracy for hundreds of steps (measured in
 //! `docs/results/hybrid_reliability.md`).
 use burn::config::Config;
-use burn::module::{Module, RunningState};
+use burn::module::{Flag, Module, Param, RunningState};
 use burn::nn::{BatchNorm, BatchNormConfig};
 use burn::tensor::{Device, Tensor};
 
@@ -30,6 +30,19 @@ pub enum FeatureNorm {
     Identity,
 }
 
+/// Which statistics of a batch normaliser
+/// [`HybridConfig::standardize_steps`](super::HybridConfig::standardize_steps) freezes after its
+/// warm-up.
+#[derive(Config, Debug, Copy, PartialEq, Eq)]
+pub enum FrozenStatistics {
+    /// The mean and the variance ([`FeatureNormalizer::freeze_statistics`]): the features are left
+    /// unstandardised, so the trunk may spread or gather them. The default.
+    MeanAndVariance,
+    /// The mean only ([`FeatureNormalizer::freeze_mean`]): each feature is still divided by its
+    /// spread in the minibatch, so the head's inputs keep unit spread while their centre is fixed.
+    Mean,
+}
+
 /// Normalises a network's features before a GP head: a Burn module, so its running statistics are
 /// saved and loaded with the network.
 ///
@@ -42,6 +55,10 @@ pub struct FeatureNormalizer {
     batch: Option<BatchNorm>,
     /// Whether rows are standardised ([`FeatureNorm::Rows`]).
     rows: bool,
+    /// Whether training divides by the minibatch's spread around the frozen running mean
+    /// ([`freeze_mean`](Self::freeze_mean)): a Burn flag, so [`Module::freeze`] and
+    /// [`Module::valid`] switch it off as they do the batch normaliser's own.
+    spread_by_batch: Param<Flag>,
 }
 
 impl FeatureNormalizer {
@@ -59,7 +76,7 @@ impl FeatureNormalizer {
             }
             FeatureNorm::Rows | FeatureNorm::Identity => None,
         };
-        Self { batch, rows: kind == FeatureNorm::Rows }
+        Self { batch, rows: kind == FeatureNorm::Rows, spread_by_batch: Param::from_bool(false) }
     }
 
     /// What this normaliser does and the width it normalises (0 where the kind has none).
@@ -85,27 +102,64 @@ impl FeatureNormalizer {
         self
     }
 
+    /// This normaliser with its running mean frozen: from now on training maps each feature `x` of
+    /// a batch kind to `(x − m) / s`, `m` the running mean (fixed) and `s` the feature's spread in
+    /// the minibatch (gradients flow through it, and the running variance keeps following it), so
+    /// the head's inputs keep unit spread. Inference maps by the running statistics as before.
+    /// The other kinds are returned unchanged.
+    pub fn freeze_mean(self) -> Self {
+        let spread_by_batch = self.spread_by_batch.clone().with_value(self.batch.is_some());
+        Self { spread_by_batch, ..self.freeze_statistics() }
+    }
+
     /// This normaliser for the next training step, `steps_done` steps into a run of the recipe
     /// with [`HybridConfig::standardize_steps`](super::HybridConfig::standardize_steps) =
-    /// `standardize_steps`: frozen ([`freeze_statistics`](Self::freeze_statistics)) once
-    /// `steps_done` reaches the warm-up, otherwise unchanged. Both training paths call it.
-    pub(crate) fn for_step(self, steps_done: usize, standardize_steps: Option<usize>) -> Self {
+    /// `standardize_steps`: once `steps_done` reaches the warm-up, frozen as `frozen` says,
+    /// otherwise unchanged. Both training paths call it.
+    pub(crate) fn for_step(
+        self,
+        steps_done: usize,
+        standardize_steps: Option<usize>,
+        frozen: FrozenStatistics,
+    ) -> Self {
         match standardize_steps.is_some_and(|warm_up| steps_done >= warm_up) && self.standardizes_batches() {
+            true if frozen == FrozenStatistics::Mean => self.freeze_mean(),
             true => self.freeze_statistics(),
             false => self,
         }
     }
 
-    /// Whether training standardises by the batch: false after
-    /// [`freeze_statistics`](Self::freeze_statistics) and for the kinds without batch statistics.
-    /// This is the normaliser's setting, also on a copy in inference mode ([`Module::valid`]).
+    /// Whether training standardises by the batch (mean and spread): false after
+    /// [`freeze_statistics`](Self::freeze_statistics) or [`freeze_mean`](Self::freeze_mean) and
+    /// for the kinds without batch statistics. This is the normaliser's setting, also on a copy in
+    /// inference mode ([`Module::valid`]).
     pub fn standardizes_batches(&self) -> bool {
         self.batch.as_ref().is_some_and(|norm| norm.training.clone().train().is_enabled())
+    }
+
+    /// Which statistics are frozen ([`freeze_statistics`](Self::freeze_statistics),
+    /// [`freeze_mean`](Self::freeze_mean)): `None` while training standardises by the batch, and
+    /// for the kinds without batch statistics.
+    pub fn frozen_statistics(&self) -> Option<FrozenStatistics> {
+        match self.batch.is_some() && !self.standardizes_batches() {
+            true if self.spread_by_batch.clone().train().is_enabled() => Some(FrozenStatistics::Mean),
+            true => Some(FrozenStatistics::MeanAndVariance),
+            false => None,
+        }
+    }
+
+    /// Whether [`forward`](Self::forward) maps `features` by [`by_batch_spread`]: after
+    /// [`freeze_mean`](Self::freeze_mean), in training mode (an autodiff device and the flag on),
+    /// unless the batch normaliser itself standardises again ([`Module::unfreeze`] switches every
+    /// flag on).
+    fn divides_by_batch_spread(&self, norm: &BatchNorm, features: &Tensor<2>) -> bool {
+        self.spread_by_batch.is_enabled() && !norm.training.is_enabled() && features.device().is_autodiff()
     }
 
     /// The normalised features `[B, D]`.
     pub fn forward(&self, features: Tensor<2>) -> Tensor<2> {
         match &self.batch {
+            Some(norm) if self.divides_by_batch_spread(norm, &features) => by_batch_spread(norm, features),
             Some(norm) => norm.forward(features),
             None if self.rows => standardize_rows(features),
             None => features,
@@ -130,6 +184,21 @@ impl FeatureNormalizer {
             None => self.forward(sample),
         }
     }
+}
+
+/// `features` `[B, D]` centred by `norm`'s running mean and divided by their spread in the batch,
+/// then scaled and shifted by `norm`'s γ and β; the running variance moves towards the batch's by
+/// `norm`'s momentum, as in Burn's `BatchNorm`.
+fn by_batch_spread(norm: &BatchNorm, features: Tensor<2>) -> Tensor<2> {
+    let device = features.device();
+    let batch_var = (features.clone() - features.clone().mean_dim(0)).powi_scalar(2).mean_dim(0);
+    let running_var = norm.running_var.value_sync().to_device(&device);
+    let moved = running_var.mul_scalar(1.0 - norm.momentum)
+        + batch_var.clone().squeeze_dim::<1>(0).detach().mul_scalar(norm.momentum);
+    norm.running_var.update(moved.detach());
+    let mean = norm.running_mean.value().to_device(&device).unsqueeze_dim::<2>(0);
+    let scaled = (features - mean) / batch_var.add_scalar(norm.epsilon).sqrt();
+    scaled * norm.gamma.val().unsqueeze_dim::<2>(0) + norm.beta.val().unsqueeze_dim::<2>(0)
 }
 
 /// Each row of `h` `[B, D]` shifted and scaled to mean 0 and variance 1 over its D entries.

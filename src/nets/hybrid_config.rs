@@ -4,7 +4,8 @@ use burn::config::Config;
 use burn::tensor::Device;
 
 use super::{
-    FeatureNorm, FeatureNormalizer, GpHeadConfig, GpRegressionNet, HeadLikelihood, HybridNet, TrainingSet, Trunk,
+    FeatureNorm, FeatureNormalizer, FrozenStatistics, GpHeadConfig, GpRegressionNet, HeadLikelihood, HybridNet,
+    TrainingSet, Trunk,
 };
 use crate::error::Error;
 use crate::kernels::Rbf;
@@ -51,6 +52,10 @@ pub struct HybridConfig {
     /// batch again, so a run that resumes past the warm-up passes `Some(0)`.
     #[config(default = "None")]
     pub standardize_steps: Option<usize>,
+    /// Which statistics [`standardize_steps`](Self::standardize_steps) freezes after its warm-up:
+    /// the mean and variance (the default), or the mean only, so the features keep unit spread.
+    #[config(default = "FrozenStatistics::MeanAndVariance")]
+    pub frozen_statistics: FrozenStatistics,
 }
 
 impl HybridConfig {

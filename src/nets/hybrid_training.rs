@@ -110,7 +110,7 @@ where
     let mut natural = start_natural(&mut net, recipe)?;
     let mut optim = config.optimizer.init()?;
     let step = |mut net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
-        net.norm = net.norm.for_step(at.step - 1, recipe.standardize_steps);
+        net.norm = net.norm.for_step(at.step - 1, recipe.standardize_steps, recipe.frozen_statistics);
         let (input, targets) = train.batch(idx, &device)?;
         let objective = net.objective(input, targets.clone())?;
         let loss = objective.loss.clone().into_scalar::<f64>();

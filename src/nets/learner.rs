@@ -78,7 +78,7 @@ use burn::tensor::{Device, Tensor};
 use burn_train::{ClassificationOutput, InferenceStep, ItemLazy, RegressionOutput, TrainOutput, TrainStep};
 
 use super::hybrid_training::start_natural;
-use super::{HeadLikelihood, HybridConfig, HybridNet, HybridObjective, TrainingSet, Trunk};
+use super::{FrozenStatistics, HeadLikelihood, HybridConfig, HybridNet, HybridObjective, TrainingSet, Trunk};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::likelihoods::{Gaussian, MultiClassHinge};
@@ -228,13 +228,14 @@ where
     pub fn new(mut net: HybridNet<T, K, L>, recipe: &HybridConfig) -> Result<Self> {
         recipe.validate()?;
         let state = start_natural(&mut net, recipe)?.map(|s| Box::new(s) as Box<dyn Any + Send>);
-        net.norm = net.norm.for_step(0, recipe.standardize_steps);
+        net.norm = net.norm.for_step(0, recipe.standardize_steps, recipe.frozen_statistics);
         let steps = StepState {
             state,
             pending: Vec::new(),
             error: None,
             steps_done: 0,
             standardize_steps: recipe.standardize_steps,
+            frozen_statistics: recipe.frozen_statistics,
         };
         Ok(Self { net, steps: StepSlot(Arc::new(Mutex::new(steps))) })
     }
@@ -254,7 +255,7 @@ where
         self.natural_step();
         let mut slot = self.steps.lock();
         slot.steps_done += 1;
-        self.net.norm = self.net.norm.clone().for_step(slot.steps_done, slot.standardize_steps);
+        self.net.norm = self.net.norm.clone().for_step(slot.steps_done, slot.standardize_steps, slot.frozen_statistics);
     }
 
     /// The natural-gradient step of the head's `q(u)` on the minibatches of the last training
@@ -372,6 +373,8 @@ struct StepState {
     steps_done: usize,
     /// The recipe's [`HybridConfig::standardize_steps`].
     standardize_steps: Option<usize>,
+    /// The recipe's [`HybridConfig::frozen_statistics`].
+    frozen_statistics: FrozenStatistics,
 }
 
 impl StepSlot {

@@ -13,8 +13,8 @@ use burn_gp::device::{device_with_precision, Precision};
 use burn_gp::likelihoods::MultiClassHinge;
 use burn_gp::models::{ClassPredictive, GaussianPredictive};
 use burn_gp::nets::{
-    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, GpHeadConfig,
-    HybridConfig, HybridNet, HybridStep, MnistTrunkConfig, Trunk,
+    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, FrozenStatistics,
+    GpHeadConfig, HybridConfig, HybridNet, HybridStep, MnistTrunkConfig, Trunk,
 };
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
@@ -249,6 +249,43 @@ fn feature_normaliser_standardises_batches_and_keeps_running_statistics() {
 }
 
 #[test]
+fn freezing_the_mean_divides_by_the_batch_spread_and_follows_it() {
+    let dev = device().autodiff();
+    let (r, c) = (16, 5);
+    let values: Vec<f64> = (0..r * c).map(|k| ((k * 37 % 23) as f64 - 7.0) * (1.0 + (k % c) as f64)).collect();
+    let x = burn_gp::tensors::matrix(values.clone(), r, c, &dev).unwrap();
+    let (mean, var) = column_moments(&values, c);
+    let mut norm = FeatureNormalizer::new(FeatureNorm::Batch, c, &dev);
+    let _ = norm.start_from_sample(x.clone());
+    let frozen = norm.freeze_mean();
+    assert!(!frozen.standardizes_batches());
+    // y = 2x + 3 maps to (y − m)/√(v_y + ε): m the running mean of x, v_y = 4v the batch variance,
+    // and the gradient of Σ out by y_j is 1/s − (ȳ − m)(y_j − ȳ)/s³ with s = √(v_y + ε), the
+    // spread's dependence on y included.
+    let y = x.clone().mul_scalar(2.0).add_scalar(3.0).require_grad();
+    let out = frozen.forward(y.clone());
+    let got = to_vec(out.clone());
+    let dy = to_vec(y.grad(&out.sum().backward()).expect("gradient reaches the input"));
+    for (k, &v) in values.iter().enumerate() {
+        let j = k % c;
+        let (y_k, y_bar, s) = (2.0 * v + 3.0, 2.0 * mean[j] + 3.0, (4.0 * var[j] + 1e-5).sqrt());
+        let want = (y_k - mean[j]) / s;
+        assert!((got[k] - want).abs() < 1e-4 * (1.0 + want.abs()), "entry {k}: {} vs {want}", got[k]);
+        let grad = 1.0 / s - (y_bar - mean[j]) * (y_k - y_bar) / s.powi(3);
+        assert!((dy[k] - grad).abs() < 1e-4 * (1.0 + grad.abs()), "gradient {k}: {} vs {grad}", dy[k]);
+    }
+    // The running variance moved by momentum 0.1 towards 4v; the running mean stayed.
+    let inferred = to_vec(frozen.valid().forward(x.clone().inner()));
+    for (k, &v) in values.iter().enumerate() {
+        let want = (v - mean[k % c]) / (1.3 * var[k % c] + 1e-5).sqrt();
+        assert!((inferred[k] - want).abs() < 1e-4 * (1.0 + want.abs()), "entry {k}: {} vs {want}", inferred[k]);
+    }
+    // `Module::freeze` switches the batch spread off, as it does Burn's batch statistics.
+    let fixed = frozen.freeze();
+    assert_eq!(to_vec(fixed.forward(x.clone())), inferred);
+}
+
+#[test]
 fn standardize_steps_freezes_the_normaliser_after_the_warm_up() {
     let dev = device().autodiff();
     let train = blobs(600, 1);
@@ -257,8 +294,11 @@ fn standardize_steps_freezes_the_normaliser_after_the_warm_up() {
     let probe: Vec<f64> = (0..40).map(|k| ((k * 13 % 7) as f64 - 3.0) * 0.7).collect();
     let probe = burn_gp::tensors::matrix(probe, 5, 8, &device()).unwrap();
     let config = TrainConfig { epochs: 2, batch_size: 64, lr: 3e-3, seed: 0, progress: false, ..Default::default() };
-    let run = |standardize: Option<usize>| {
-        let recipe = HybridConfig::classes(3).with_init_samples(300).with_standardize_steps(standardize);
+    let run_freezing = |standardize: Option<usize>, frozen: FrozenStatistics| {
+        let recipe = HybridConfig::classes(3)
+            .with_init_samples(300)
+            .with_standardize_steps(standardize)
+            .with_frozen_statistics(frozen);
         let net = recipe.init(Mlp::new(2, 32, 8, 0, &dev), &train, &dev).unwrap();
         let (mut maps, mut spreads) = (Vec::new(), Vec::new());
         let mut trace = |net: &HybridNet<Mlp>, step: &HybridStep| {
@@ -268,6 +308,7 @@ fn standardize_steps_freezes_the_normaliser_after_the_warm_up() {
         let (net, _) = fit_hybrid_traced(net, &train, &recipe, &config, |_, _| Ok(vec![]), &mut trace).unwrap();
         (net, maps, spreads)
     };
+    let run = |standardize| run_freezing(standardize, FrozenStatistics::MeanAndVariance);
     let (unfrozen, always, _) = run(None);
     let (net, frozen, spreads) = run(Some(3));
     assert!(unfrozen.norm.standardizes_batches() && !net.norm.standardizes_batches());
@@ -281,6 +322,12 @@ fn standardize_steps_freezes_the_normaliser_after_the_warm_up() {
     // the spread is the trunk's to choose.
     assert!(spreads[..3].iter().all(|s| (s - 1.0).abs() < 1e-3), "{spreads:?}");
     assert!(spreads[3..].iter().any(|s| (s - 1.0).abs() > 1e-3), "{spreads:?}");
+    // Freezing the mean only: the same first 3 steps, then the head's inputs keep unit spread.
+    let (mean_only, mean_maps, mean_spreads) = run_freezing(Some(3), FrozenStatistics::Mean);
+    assert!(!mean_only.norm.standardizes_batches());
+    assert_eq!(mean_maps[..3], always[..3]);
+    assert!(mean_spreads.iter().all(|s| (s - 1.0).abs() < 1e-3), "{mean_spreads:?}");
+    assert!(mean_maps[3..] != always[3..], "freezing the mean changed nothing");
     // A saved network keeps its running statistics but not the freeze (Burn's records omit
     // flags): loaded, it standardises by the batch again, as `standardize_steps` documents.
     let path = std::env::temp_dir().join(format!("burn_gp_frozen_{}.bgp", std::process::id()));

@@ -11,8 +11,8 @@ use burn::tensor::Tensor;
 use burn_gp::data::{ClassTable, Table};
 use burn_gp::kernels::Rbf;
 use burn_gp::nets::{
-    head_loaders, HeadLikelihood, HeadLoaders, HybridConfig, HybridNet, LearnerHead, LearnerNet, SetIndices,
-    TrainingSet,
+    head_loaders, FrozenStatistics, HeadLikelihood, HeadLoaders, HybridConfig, HybridNet, LearnerHead, LearnerNet,
+    SetIndices, TrainingSet,
 };
 use burn_gp::tensors::to_vec;
 use burn_gp::train::{ScheduledLr, TrainConfig};
@@ -114,24 +114,28 @@ fn the_learner_freezes_the_normaliser_after_standardize_steps() {
     let train = blobs(90, 5);
     // 90 examples in batches of 32: 3 optimiser steps an epoch.
     let config = TrainConfig { epochs: 1, batch_size: 32, lr: 3e-3, seed: 0, progress: false, ..Default::default() };
-    let standardizes_after = |steps: Option<usize>, name: &str| {
-        let mut recipe = HybridConfig::classes(3).with_init_samples(90).with_standardize_steps(steps);
+    let frozen_after = |steps: Option<usize>, frozen: FrozenStatistics, name: &str| {
+        let mut recipe =
+            HybridConfig::classes(3).with_init_samples(90).with_standardize_steps(steps).with_frozen_statistics(frozen);
         recipe.head.num_inducing = 32;
         let net = recipe.init(Mlp::new(2, 16, 4, 0, &dev), &train, &dev).unwrap();
         let (learner, loaders) = setup(net, &recipe, &config, train.clone(), train.clone());
-        let frozen_at_start = !learner.model().net.norm.standardizes_batches();
+        let frozen_at_start = learner.model().net.norm.frozen_statistics();
         let result = SupervisedTraining::new(artifacts(name), loaders.train, loaders.valid)
             .metrics((LossMetric::new(),))
             .num_epochs(config.epochs)
             .launch(learner);
         assert!(result.error.is_none(), "training failed: {:?}", result.error);
-        (frozen_at_start, result.model.into_net().unwrap().norm.standardizes_batches())
+        (frozen_at_start, result.model.into_net().unwrap().norm.frozen_statistics())
     };
-    assert_eq!(standardizes_after(None, "freeze-never"), (false, true));
-    assert_eq!(standardizes_after(Some(0), "freeze-0"), (true, false));
-    assert_eq!(standardizes_after(Some(2), "freeze-2"), (false, false));
-    assert_eq!(standardizes_after(Some(3), "freeze-3"), (false, false));
-    assert_eq!(standardizes_after(Some(4), "freeze-4"), (false, true));
+    let (all, mean) = (Some(FrozenStatistics::MeanAndVariance), Some(FrozenStatistics::Mean));
+    let freezing_all_after = |steps, name| frozen_after(steps, FrozenStatistics::MeanAndVariance, name);
+    assert_eq!(freezing_all_after(None, "freeze-never"), (None, None));
+    assert_eq!(freezing_all_after(Some(0), "freeze-0"), (all, all));
+    assert_eq!(freezing_all_after(Some(2), "freeze-2"), (None, all));
+    assert_eq!(freezing_all_after(Some(3), "freeze-3"), (None, all));
+    assert_eq!(freezing_all_after(Some(4), "freeze-4"), (None, None));
+    assert_eq!(frozen_after(Some(2), FrozenStatistics::Mean, "freeze-mean-2"), (None, mean));
 }
 
 #[test]
