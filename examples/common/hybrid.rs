@@ -118,7 +118,7 @@ pub struct HybridOptions {
     pub standardize_steps: Option<usize>,
     /// With --standardize-steps, freeze only the mean after the warm-up and keep dividing each
     /// feature by its spread in the minibatch (unit spread at the head).
-    #[arg(long)]
+    #[arg(long, requires = "standardize_steps")]
     pub freeze_mean_only: bool,
     /// Write one CSV row per training step of the hybrid (loss terms, feature spread, gradient
     /// norm, kernel and q(u) statistics) to this file.
@@ -372,8 +372,8 @@ pub fn hybrid_scores(
 }
 
 /// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
-/// `--feature-norm`, `--standardize-steps`, `--freeze-mean-only`, the head's initial settings, its likelihood weight
-/// and the seed.
+/// `--feature-norm`, `--standardize-steps`, `--freeze-mean-only`, the head's initial settings,
+/// its likelihood weight and the seed.
 pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> HybridConfig {
     let recipe = HybridConfig::classes(num_classes);
     let head = recipe
