@@ -5,6 +5,7 @@
 //! cargo run --release --example active_learning                        # every set, 100 queries
 //! cargo run --release --example active_learning -- --sets iris,glass,vehicle --queries 30 --csv al.csv
 //! cargo run --release --example active_learning -- --sets yeast --max-train 2000 --epochs 400 --reference
+//! cargo run --release --example active_learning -- --summarise s0.csv,s1.csv,s2.csv --plot figs  # runs' --csv files
 //! ```
 //!
 //! Protocol, per PMLB multi-class set (`--sets`, default every set in `<data>/pmlb_multiclass`;
@@ -34,12 +35,20 @@
 //! Output: per set a progress bar and a line on stderr; on stdout a per-set table and the mean
 //! rank of the two policies (1 = lower test error, ties 1.5) over sets at a few query counts.
 //! `--csv FILE`: columns `set,query,policy,test_error`. `--plot DIR`: `active_learning_curves.svg`,
-//! the test error against queries, one panel per set. `--json`: one line per set
+//! the test error against queries, one panel per set, and `active_learning_mean_rank.svg`, the
+//! policies' mean rank against queries (the paper's Fig. 5a). `--json`: one line per set
 //! `{"set","classes","pool","test","initial_error","final_error_vr","final_error_entropy","mean_rank_vr","mean_rank_entropy","reference_error","seconds"}`,
 //! then the last line
-//! `{"example":"active_learning","sets":…,"queries":…,"mean_rank_vr":…,"mean_rank_entropy":…,"final_error_vr":…,"final_error_entropy":…,…}`
-//! (mean ranks over sets and query steps 1..Q; final errors averaged over sets).
-use std::io::Write;
+//! `{"example":"active_learning","sets":…,"runs":…,"queries":…,"mean_rank_vr":…,"mean_rank_entropy":…,"run_mean_rank_vr":[…],"se_rank_vr_runs":…,"se_rank_vr_sets":…,"sets_vr_better_tie_worse":[…],"sign_test_p":…,"mean_rank_vr_at":{"1":…,…},"final_error_vr":…,"final_error_entropy":…,"m":…,…}`
+//! (mean ranks over sets, runs and query steps 1..Q; `mean_rank_vr_at`: over sets and runs after
+//! each query; a set "better" for VR when its mean rank is below 1.5, with a two-sided sign test
+//! over sets; final errors averaged over sets and runs).
+//!
+//! `--summarise FILES` trains nothing: it reads the `--csv` files of earlier runs, one a run (a
+//! `--seed` each), and prints the same tables over every set × run curve, a per-set table of VR's
+//! mean rank over the runs that have the set, and the same summary line without the run settings
+//! and with `"summarised":[files]`; `--plot` draws the mean-rank figure. Every curve must have
+//! the same `--queries`.
 use std::time::Instant;
 
 use burn::module::Module;
@@ -47,7 +56,6 @@ use burn::optim::{AdamConfig, GradientsParams};
 use burn::tensor::{Device, Tensor};
 use burn_gp::data::data_root;
 use burn_gp::likelihoods::{one_hot, MultiClassHinge};
-use burn_gp::metrics::average_ranks;
 use burn_gp::models::{BayesianSvm, BayesianSvmConfig};
 use burn_gp::tensors::matrix;
 use burn_gp::{Error, Result};
@@ -59,11 +67,14 @@ use rand::{RngExt, SeedableRng};
 use serde_json::json;
 
 mod common;
+#[path = "common/learning_curves.rs"]
+mod learning_curves;
 #[path = "common/tabular.rs"]
 #[allow(dead_code)]
 mod tabular;
 
-use tabular::{class_predictive, mean, num, InitParts, Split, TabularSet};
+use learning_curves::{compare, Comparison, PolicyCurves};
+use tabular::{class_predictive, num, InitParts, Split, TabularSet};
 
 /// How the model is refitted after each query.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -131,6 +142,10 @@ struct Args {
     /// Also fit on the whole pool and report that test error.
     #[arg(long)]
     reference: bool,
+    /// Train nothing: compare the policies over the `--csv` curves of earlier runs, one file a
+    /// run (e.g. one a `--seed`), comma-separated.
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["sets", "reference"])]
+    summarise: Vec<std::path::PathBuf>,
     /// Shared options: epochs (Adam steps per refit), lr, seed, data, device, precision, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
@@ -145,30 +160,16 @@ struct Ctx<'a> {
 
 /// The two learning curves of one set.
 struct SetCurves {
-    name: String,
+    /// Test error after 0..=Q queries, per policy.
+    curves: PolicyCurves,
     classes: usize,
     pool: usize,
     /// Pool rows before `--max-train` subsampling, when it subsampled.
     pool_full: Option<usize>,
     test: usize,
-    /// Test error after 0..=Q queries, per policy.
-    vr: Vec<f64>,
-    entropy: Vec<f64>,
     /// Test error of the model fitted on the whole pool (`--reference`).
     reference: Option<f64>,
     seconds: f64,
-}
-
-impl SetCurves {
-    /// Rank of (vr, entropy) after query `q` (1 = lower error, ties 1.5).
-    fn ranks(&self, q: usize) -> Vec<f64> {
-        average_ranks(&[self.vr[q], self.entropy[q]])
-    }
-    /// Mean rank of each policy over queries 1..=Q.
-    fn mean_ranks(&self) -> (f64, f64) {
-        let r: Vec<Vec<f64>> = (1..self.vr.len()).map(|q| self.ranks(q)).collect();
-        (mean(&r.iter().map(|x| x[0]).collect::<Vec<_>>()), mean(&r.iter().map(|x| x[1]).collect::<Vec<_>>()))
-    }
 }
 
 /// Rows `idx` of a row-major matrix with `d` columns.
@@ -306,31 +307,14 @@ fn run_set(ctx: &Ctx, set: &TabularSet, tag: &str) -> Result<SetCurves> {
         None
     };
     Ok(SetCurves {
-        name: set.name.clone(),
+        curves: PolicyCurves { set: set.name.clone(), vr, entropy },
         classes: c,
         pool: n,
         pool_full: split.subsampled().then_some(split.train_full),
         test: split.n_test(),
-        vr,
-        entropy,
         reference,
         seconds: t0.elapsed().as_secs_f64(),
     })
-}
-
-/// Writes the curves as `set,query,policy,test_error` rows.
-fn write_curves(path: &std::path::Path, sets: &[SetCurves]) -> Result<()> {
-    let io = |source| Error::Io { path: path.to_path_buf(), source };
-    let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
-    writeln!(f, "set,query,policy,test_error").map_err(io)?;
-    for s in sets {
-        for (policy, curve) in [(Policy::Vr, &s.vr), (Policy::Entropy, &s.entropy)] {
-            for (q, e) in curve.iter().enumerate() {
-                writeln!(f, "{},{q},{},{e}", s.name, policy.key()).map_err(io)?;
-            }
-        }
-    }
-    f.flush().map_err(io)
 }
 
 /// `--plot`: the test error against queries, one panel per set, a line per policy (and the
@@ -343,16 +327,100 @@ fn plot_curves(args: &Args, sets: &[SetCurves]) -> Result<()> {
     let panels: Vec<common::plot::Panel> = sets
         .iter()
         .map(|s| {
-            let mut series = vec![line("variation ratio", &s.vr), line("entropy", &s.entropy)];
+            let mut series = vec![line("variation ratio", &s.curves.vr), line("entropy", &s.curves.entropy)];
             if let Some(r) = s.reference {
                 let points = vec![(0.0, r), (args.queries as f64, r)];
                 series.push(common::plot::Series { name: "whole pool".into(), points });
             }
-            common::plot::Panel { y_label: format!("{}: test error", s.name), series }
+            common::plot::Panel { y_label: format!("{}: test error", s.curves.set), series }
         })
         .collect();
     let title = format!("Active learning, MC-BSVM with P = {}: test error per query", args.m);
     args.run.plot.figures("active_learning")?.lines("curves", &title, "queries", &panels)
+}
+
+/// `--plot`: the paper's Fig. 5a, each policy's mean rank over the sets (and runs) against queries.
+fn plot_mean_ranks(args: &Args, cmp: &Comparison) -> Result<()> {
+    let series = |name: &str, k: usize| common::plot::Series {
+        name: name.to_string(),
+        points: cmp.rank_at.iter().enumerate().map(|(q, r)| (q as f64, r[k])).collect(),
+    };
+    let panel = common::plot::Panel {
+        y_label: "mean rank (1 = lower test error)".into(),
+        series: vec![series("variation ratio", 0), series("entropy", 1)],
+    };
+    let title = format!("Active learning: mean rank over {} sets × {} runs", cmp.sets, cmp.runs);
+    args.run.plot.figures("active_learning")?.lines("mean_rank", &title, "queries", &[panel])
+}
+
+/// Prints the rank table of `cmp` at a few query counts and its summary table.
+fn print_comparison(cmp: &Comparison, failed: &[String]) {
+    let q_max = cmp.queries;
+    let mut steps: Vec<usize> = [0, 1, 5, 10, 20, 30, 50, 75, 100].into_iter().filter(|&q| q <= q_max).collect();
+    if !steps.contains(&q_max) {
+        steps.push(q_max);
+    }
+    println!(
+        "\nMean over {} sets × {} run(s), {} curves (rank 1 = lower test error, ties 1.5)",
+        cmp.sets, cmp.runs, cmp.curves
+    );
+    println!(
+        "| queries | mean rank VR | mean rank entropy | mean error VR | mean error entropy | VR better/tie/worse |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for &q in &steps {
+        let [better, tie, worse] = cmp.better_at[q];
+        println!(
+            "| {q} | {:.3} | {:.3} | {:.4} | {:.4} | {better}/{tie}/{worse} |",
+            cmp.rank_at[q][0], cmp.rank_at[q][1], cmp.error_at[q][0], cmp.error_at[q][1]
+        );
+    }
+    let [wins, ties, losses] = cmp.set_wins_ties_losses;
+    let runs: Vec<String> = cmp.run_mean_rank_vr.iter().map(|r| format!("{r:.3}")).collect();
+    common::print_table(
+        "\nSummary (mean ranks over sets, runs and queries 1..Q)",
+        &[
+            ("mean rank VR", format!("{:.3}", cmp.mean_rank[0])),
+            ("mean rank entropy", format!("{:.3}", cmp.mean_rank[1])),
+            ("VR's mean rank per run (s.e.)", format!("{} ({:.3})", runs.join(", "), cmp.se_rank_vr_runs)),
+            ("VR's s.e. over sets", format!("{:.3}", cmp.se_rank_vr_sets)),
+            (
+                "sets where VR ranks better/tie/worse",
+                format!("{wins}/{ties}/{losses}, sign test p = {:.3}", cmp.sign_test_p),
+            ),
+            (&format!("mean test error after {q_max} queries, VR"), format!("{:.4}", cmp.error_at[q_max][0])),
+            (&format!("mean test error after {q_max} queries, entropy"), format!("{:.4}", cmp.error_at[q_max][1])),
+            ("sets failed or skipped", if failed.is_empty() { "none".into() } else { failed.join(", ") }),
+        ],
+    );
+}
+
+/// The `--json` summary line's keys shared by a run and `--summarise`.
+fn comparison_json(cmp: &Comparison) -> serde_json::Map<String, serde_json::Value> {
+    let q = cmp.queries;
+    let at: serde_json::Map<String, serde_json::Value> =
+        cmp.rank_at.iter().enumerate().skip(1).map(|(k, r)| (k.to_string(), num(r[0]))).collect();
+    let [wins, ties, losses] = cmp.set_wins_ties_losses;
+    let line = json!({
+        "example": "active_learning",
+        "sets": cmp.sets,
+        "runs": cmp.runs,
+        "queries": q,
+        "mean_rank_vr": num(cmp.mean_rank[0]),
+        "mean_rank_entropy": num(cmp.mean_rank[1]),
+        "run_mean_rank_vr": cmp.run_mean_rank_vr.iter().map(|&r| num(r)).collect::<Vec<_>>(),
+        "se_rank_vr_runs": num(cmp.se_rank_vr_runs),
+        "se_rank_vr_sets": num(cmp.se_rank_vr_sets),
+        "sets_vr_better_tie_worse": [wins, ties, losses],
+        "sign_test_p": num(cmp.sign_test_p),
+        "mean_rank_vr_at": at,
+        "final_error_vr": num(cmp.error_at[q][0]),
+        "final_error_entropy": num(cmp.error_at[q][1]),
+    });
+    match line {
+        serde_json::Value::Object(map) => map,
+        _ => unreachable!("json! of an object literal"),
+    }
 }
 
 /// Prints the per-set table, the rank table and (with `--json`) the summary line.
@@ -369,78 +437,62 @@ fn report(args: &Args, sets: &[SetCurves], failed: &[String], backend: &str) -> 
     println!("|---|---|---|---|---|---|---|---|---|");
     for s in sets {
         let reference = s.reference.map_or("-".to_string(), |e| format!("{e:.4}"));
+        let c = &s.curves;
         println!(
             "| {} | {} | {} | {} | {:.4} | {:.4} | {:.4} | {:.3} | {reference} |",
-            s.name,
+            c.set,
             s.classes,
             s.pool,
             s.test,
-            s.vr[0],
-            s.vr[q_max],
-            s.entropy[q_max],
-            s.mean_ranks().0
+            c.vr[0],
+            c.vr[q_max],
+            c.entropy[q_max],
+            c.mean_ranks()[0]
         );
     }
-    let mut steps: Vec<usize> = [0, 1, 5, 10, 20, 30, 50, 75, 100].into_iter().filter(|&q| q <= q_max).collect();
-    if !steps.contains(&q_max) {
-        steps.push(q_max);
-    }
-    println!("\nMean over {} sets (rank 1 = lower test error, ties 1.5)", sets.len());
-    println!(
-        "| queries | mean rank VR | mean rank entropy | mean error VR | mean error entropy | VR better/tie/worse |"
-    );
-    println!("|---|---|---|---|---|---|");
-    for &q in &steps {
-        let ranks: Vec<Vec<f64>> = sets.iter().map(|s| s.ranks(q)).collect();
-        let better = sets.iter().filter(|s| s.vr[q] < s.entropy[q]).count();
-        let worse = sets.iter().filter(|s| s.vr[q] > s.entropy[q]).count();
-        println!(
-            "| {q} | {:.3} | {:.3} | {:.4} | {:.4} | {better}/{}/{worse} |",
-            mean(&ranks.iter().map(|r| r[0]).collect::<Vec<_>>()),
-            mean(&ranks.iter().map(|r| r[1]).collect::<Vec<_>>()),
-            mean(&sets.iter().map(|s| s.vr[q]).collect::<Vec<_>>()),
-            mean(&sets.iter().map(|s| s.entropy[q]).collect::<Vec<_>>()),
-            sets.len() - better - worse,
-        );
-    }
-    let per_set: Vec<(f64, f64)> = sets.iter().map(SetCurves::mean_ranks).collect();
-    let (rank_vr, rank_entropy) = (
-        mean(&per_set.iter().map(|r| r.0).collect::<Vec<_>>()),
-        mean(&per_set.iter().map(|r| r.1).collect::<Vec<_>>()),
-    );
-    let final_vr = mean(&sets.iter().map(|s| s.vr[q_max]).collect::<Vec<_>>());
-    let final_entropy = mean(&sets.iter().map(|s| s.entropy[q_max]).collect::<Vec<_>>());
-    common::print_table(
-        "\nSummary (mean ranks over sets and queries 1..Q)",
-        &[
-            ("mean rank VR", format!("{rank_vr:.3}")),
-            ("mean rank entropy", format!("{rank_entropy:.3}")),
-            (&format!("mean test error after {q_max} queries, VR"), format!("{final_vr:.4}")),
-            (&format!("mean test error after {q_max} queries, entropy"), format!("{final_entropy:.4}")),
-            ("sets failed or skipped", if failed.is_empty() { "none".into() } else { failed.join(", ") }),
-        ],
-    );
+    let curves: Vec<&PolicyCurves> = sets.iter().map(|s| &s.curves).collect();
     if let Some(path) = &args.run.csv {
-        write_curves(path, sets)?;
+        learning_curves::write_csv(path, &curves)?;
     }
     plot_curves(args, sets)?;
+    if sets.is_empty() {
+        return Err(Error::invalid("sets", format!("no set ran ({})", failed.join(", "))));
+    }
+    let cmp = compare(&[curves.into_iter().cloned().collect()])?;
+    print_comparison(&cmp, failed);
+    plot_mean_ranks(args, &cmp)?;
     if args.run.json {
-        let line = json!({
-            "example": "active_learning",
-            "sets": sets.len(),
-            "queries": q_max,
-            "mean_rank_vr": num(rank_vr),
-            "mean_rank_entropy": num(rank_entropy),
-            "final_error_vr": num(final_vr),
-            "final_error_entropy": num(final_entropy),
-            "m": args.m,
-            "samples": args.samples,
-            "candidates": args.candidates,
-            "refit": args.refit.key(),
-            "failed": failed,
-            "backend": backend,
-        });
-        println!("{line}");
+        let mut line = comparison_json(&cmp);
+        for (k, v) in [
+            ("m", json!(args.m)),
+            ("samples", json!(args.samples)),
+            ("candidates", json!(args.candidates)),
+            ("refit", json!(args.refit.key())),
+            ("failed", json!(failed)),
+            ("backend", json!(backend)),
+        ] {
+            line.insert(k.into(), v);
+        }
+        println!("{}", serde_json::Value::Object(line));
+    }
+    Ok(())
+}
+
+/// `--summarise`: the comparison over the curves files of earlier runs (one file a run).
+fn summarise(args: &Args) -> Result<()> {
+    let runs = args.summarise.iter().map(|p| learning_curves::read_csv(p)).collect::<Result<Vec<_>>>()?;
+    let cmp = compare(&runs)?;
+    println!("| set | runs | mean rank VR |");
+    println!("|---|---|---|");
+    for (set, n, rank) in &cmp.set_mean_rank_vr {
+        println!("| {set} | {n} | {rank:.3} |");
+    }
+    print_comparison(&cmp, &[]);
+    plot_mean_ranks(args, &cmp)?;
+    if args.run.json {
+        let mut line = comparison_json(&cmp);
+        line.insert("summarised".into(), json!(args.summarise));
+        println!("{}", serde_json::Value::Object(line));
     }
     Ok(())
 }
@@ -451,6 +503,9 @@ fn run(args: Args) -> Result<()> {
     }
     // checks --plot before training
     args.run.plot.figures("active_learning")?;
+    if !args.summarise.is_empty() {
+        return summarise(&args);
+    }
     let common::Devices { backend, base, train } = args.run.devices()?;
     let root = data_root(args.run.data.as_deref())?;
     let names = args.selection.resolve(&root)?;
@@ -481,23 +536,23 @@ fn run(args: Args) -> Result<()> {
         });
         match result {
             Ok(Some(s)) => {
-                let (rank_vr, rank_entropy) = s.mean_ranks();
-                let q = args.queries;
+                let [rank_vr, rank_entropy] = s.curves.mean_ranks();
+                let (q, c) = (args.queries, &s.curves);
                 let sub = s.pool_full.map_or(String::new(), |full| format!(", subsampled from {full}"));
                 eprintln!(
                     "{tag} (C {}, pool {}{sub}, test {}): error {:.4} at start; after {q} queries VR {:.4}, entropy {:.4}; mean rank VR {rank_vr:.3} [{:.1} s]",
-                    s.classes, s.pool, s.test, s.vr[0], s.vr[q], s.entropy[q], s.seconds
+                    s.classes, s.pool, s.test, c.vr[0], c.vr[q], c.entropy[q], s.seconds
                 );
                 if args.run.json {
                     let line = json!({
-                        "set": s.name,
+                        "set": c.set,
                         "classes": s.classes,
                         "pool": s.pool,
                         "pool_full": s.pool_full,
                         "test": s.test,
-                        "initial_error": num(s.vr[0]),
-                        "final_error_vr": num(s.vr[q]),
-                        "final_error_entropy": num(s.entropy[q]),
+                        "initial_error": num(c.vr[0]),
+                        "final_error_vr": num(c.vr[q]),
+                        "final_error_entropy": num(c.entropy[q]),
                         "mean_rank_vr": num(rank_vr),
                         "mean_rank_entropy": num(rank_entropy),
                         "reference_error": s.reference.map(num),

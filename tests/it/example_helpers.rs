@@ -1,7 +1,11 @@
 //! The examples' shared helpers that compute or draw results without a model: the regression
 //! stump behind the skew GP paper's Fig. 10 (against a brute force over every split, and its
-//! permutation p-value under a null and a clear step), and the `--plot` figures (each kind writes
-//! one well-formed SVG with its labels; nothing without `--plot`; bad folders are typed errors).
+//! permutation p-value under a null and a clear step), the active-learning curves of paper 003's
+//! §4.3.1 (the curves file read back as written, bad files as typed errors, and the policies'
+//! ranks over runs against values worked by hand), and the `--plot` figures (each kind writes one
+//! well-formed SVG with its labels; nothing without `--plot`; bad folders are typed errors).
+#[path = "../../examples/common/learning_curves.rs"]
+mod learning_curves;
 #[path = "../../examples/common/plot.rs"]
 #[allow(dead_code)]
 mod plot;
@@ -239,4 +243,78 @@ fn plot_into_a_file_is_a_typed_error() {
     let file = dir.join("not_a_folder");
     std::fs::write(&file, "x").unwrap();
     assert!(PlotOptions { plot: Some(file) }.figures("test").is_err());
+}
+
+/// The curves of one set: VR's and entropy's test error after 0, 1, 2 queries.
+fn curves(set: &str, vr: [f64; 3], entropy: [f64; 3]) -> learning_curves::PolicyCurves {
+    learning_curves::PolicyCurves { set: set.into(), vr: vr.to_vec(), entropy: entropy.to_vec() }
+}
+
+#[test]
+fn learning_curves_are_read_back_as_written_and_bad_files_are_typed_errors() {
+    let dir = figure_dir("learning_curves");
+    std::fs::create_dir_all(&dir).unwrap();
+    let written =
+        vec![curves("s1", [0.5, 0.2, 0.1], [0.5, 0.3, 0.1]), curves("s2", [0.4, 0.4, 1.0 / 3.0], [0.4, 0.2, 0.0])];
+    let path = dir.join("a.csv");
+    learning_curves::write_csv(&path, &written.iter().collect::<Vec<_>>()).unwrap();
+    assert_eq!(learning_curves::read_csv(&path).unwrap(), written);
+
+    let header = "set,query,policy,test_error\n";
+    let cases = [
+        ("no header", "s1,0,vr,0.5\n".to_string(), "header"),
+        ("three fields", format!("{header}s1,0,vr\n"), "4 fields"),
+        ("query skipped", format!("{header}s1,0,vr,0.5\ns1,2,vr,0.4\n"), "query 2 where 1"),
+        ("unknown policy", format!("{header}s1,0,bald,0.5\n"), "bald"),
+        ("error above 1", format!("{header}s1,0,vr,1.5\n"), "outside [0, 1]"),
+        ("not a number", format!("{header}s1,0,vr,x\n"), "not a number"),
+        ("split set", format!("{header}s1,0,vr,0.5\ns2,0,vr,0.5\ns1,1,vr,0.5\n"), "two places"),
+        ("one policy", format!("{header}s1,0,vr,0.5\ns1,1,vr,0.4\n"), "0 entropy"),
+        ("one point", format!("{header}s1,0,vr,0.5\ns1,0,entropy,0.5\n"), "at least 2"),
+        ("empty", header.to_string(), "no curves"),
+    ];
+    for (what, text, needle) in cases {
+        let bad = dir.join("bad.csv");
+        std::fs::write(&bad, text).unwrap();
+        let err = learning_curves::read_csv(&bad).expect_err(what).to_string();
+        assert!(err.contains(needle), "{what}: {err}");
+    }
+    assert!(learning_curves::read_csv(&dir.join("missing.csv")).is_err());
+}
+
+#[test]
+fn learning_curves_ranks_over_runs_match_the_hand_worked_values() {
+    // Run A: on s1 VR is ahead after query 1 and level after 2 (ranks 1, 1.5: mean 1.25); on s2
+    // behind at both (2). Run B: s1 level, then ahead (1.25); s3, only in B, ahead at both (1).
+    let a = vec![curves("s1", [0.5, 0.2, 0.1], [0.5, 0.3, 0.1]), curves("s2", [0.4, 0.4, 0.3], [0.4, 0.2, 0.2])];
+    let b = vec![curves("s1", [0.5, 0.1, 0.1], [0.5, 0.1, 0.2]), curves("s3", [0.3, 0.1, 0.0], [0.3, 0.2, 0.1])];
+    let c = learning_curves::compare(&[a.clone(), b]).unwrap();
+    let close = |x: f64, y: f64| assert!((x - y).abs() < 1e-12, "{x} != {y}");
+    assert_eq!((c.runs, c.sets, c.curves, c.queries), (2, 3, 4, 2));
+    assert_eq!(c.rank_at[0], [1.5, 1.5]);
+    close(c.rank_at[1][0], 5.5 / 4.0);
+    close(c.rank_at[1][1], 6.5 / 4.0);
+    close(c.rank_at[2][0], 5.5 / 4.0);
+    assert_eq!(c.better_at[1], [2, 1, 1]);
+    close(c.error_at[2][0], 0.5 / 4.0);
+    close(c.error_at[2][1], 0.6 / 4.0);
+    close(c.mean_rank[0], 5.5 / 4.0);
+    close(c.mean_rank[1], 6.5 / 4.0);
+    close(c.run_mean_rank_vr[0], 1.625);
+    close(c.run_mean_rank_vr[1], 1.125);
+    close(c.se_rank_vr_runs, 0.25); // sd of (1.625, 1.125) is 0.25·√2, over √2 runs
+    let names: Vec<(&str, usize)> = c.set_mean_rank_vr.iter().map(|s| (s.0.as_str(), s.1)).collect();
+    assert_eq!(names, [("s1", 2), ("s2", 1), ("s3", 1)]);
+    close(c.set_mean_rank_vr[0].2, 1.25);
+    let sets = [1.25, 2.0, 1.0];
+    let m = sets.iter().sum::<f64>() / 3.0;
+    close(c.se_rank_vr_sets, (sets.iter().map(|x| (x - m).powi(2)).sum::<f64>() / 2.0 / 3.0).sqrt());
+    assert_eq!(c.set_wins_ties_losses, [2, 0, 1]);
+    close(c.sign_test_p, 1.0); // 2 wins, 1 loss: P(X ≤ 1 | n = 3) = 1/2, two-sided 1
+                               // one run: no spread over runs
+    assert_eq!(learning_curves::compare(std::slice::from_ref(&a)).unwrap().se_rank_vr_runs, 0.0);
+
+    let short = vec![learning_curves::PolicyCurves { set: "s4".into(), vr: vec![0.5, 0.4], entropy: vec![0.5, 0.4] }];
+    assert!(learning_curves::compare(&[a, short]).unwrap_err().to_string().contains("same --queries"));
+    assert!(learning_curves::compare(&[]).is_err());
 }
