@@ -386,7 +386,7 @@ fn print_comparison(cmp: &Comparison, failed: &[String]) {
             ("VR's s.e. over sets", format!("{:.3}", cmp.se_rank_vr_sets)),
             (
                 "sets where VR ranks better/tie/worse",
-                format!("{wins}/{ties}/{losses}, sign test p = {:.3}", cmp.sign_test_p),
+                format!("{wins}/{ties}/{losses}, sign test p = {:.2e}", cmp.sign_test_p),
             ),
             (&format!("mean test error after {q_max} queries, VR"), format!("{:.4}", cmp.error_at[q_max][0])),
             (&format!("mean test error after {q_max} queries, entropy"), format!("{:.4}", cmp.error_at[q_max][1])),
