@@ -39,9 +39,9 @@
 //! policies' mean rank against queries (the paper's Fig. 5a). `--json`: one line per set
 //! `{"set","classes","pool","test","initial_error","final_error_vr","final_error_entropy","mean_rank_vr","mean_rank_entropy","reference_error","seconds"}`,
 //! then the last line
-//! `{"example":"active_learning","sets":…,"runs":…,"queries":…,"mean_rank_vr":…,"mean_rank_entropy":…,"run_mean_rank_vr":[…],"se_rank_vr_runs":…,"se_rank_vr_sets":…,"sets_vr_better_tie_worse":[…],"sign_test_p":…,"mean_rank_vr_at":{"1":…,…},"final_error_vr":…,"final_error_entropy":…,"m":…,…}`
-//! (mean ranks over sets, runs and query steps 1..Q; `mean_rank_vr_at`: over sets and runs after
-//! each query; a set "better" for VR when its mean rank is below 1.5, with a two-sided sign test
+//! `{"example":"active_learning","sets":…,"runs":…,"queries":…,"mean_rank_vr":…,"mean_rank_entropy":…,"run_mean_rank_vr":[…],"se_rank_vr_runs":…,"se_rank_vr_sets":…,"sets_vr_better_tie_worse":[…],"sign_test_p":…,"mean_rank_vr_at":[…],"final_error_vr":…,"final_error_entropy":…,"m":…,…}`
+//! (mean ranks over sets, runs and query steps 1..Q; `mean_rank_vr_at[q]`: over sets and runs
+//! after q queries, q = 0..=Q; a set "better" for VR when its mean rank is below 1.5, with a two-sided sign test
 //! over sets; final errors averaged over sets and runs).
 //!
 //! `--summarise FILES` trains nothing: it reads the `--csv` files of earlier runs, one a run (a
@@ -398,8 +398,7 @@ fn print_comparison(cmp: &Comparison, failed: &[String]) {
 /// The `--json` summary line's keys shared by a run and `--summarise`.
 fn comparison_json(cmp: &Comparison) -> serde_json::Map<String, serde_json::Value> {
     let q = cmp.queries;
-    let at: serde_json::Map<String, serde_json::Value> =
-        cmp.rank_at.iter().enumerate().skip(1).map(|(k, r)| (k.to_string(), num(r[0]))).collect();
+    let at: Vec<serde_json::Value> = cmp.rank_at.iter().map(|r| num(r[0])).collect();
     let [wins, ties, losses] = cmp.set_wins_ties_losses;
     let line = json!({
         "example": "active_learning",
