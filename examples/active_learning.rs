@@ -144,7 +144,7 @@ struct Args {
     reference: bool,
     /// Train nothing: compare the policies over the `--csv` curves of earlier runs, one file a
     /// run (e.g. one a `--seed`), comma-separated.
-    #[arg(long, value_delimiter = ',', conflicts_with_all = ["sets", "reference"])]
+    #[arg(long, value_delimiter = ',', conflicts_with_all = ["sets", "reference", "csv"])]
     summarise: Vec<std::path::PathBuf>,
     /// Shared options: epochs (Adam steps per refit), lr, seed, data, device, precision, csv, json, no-progress, plot.
     #[command(flatten)]
