@@ -189,10 +189,16 @@ pub fn compare(runs: &[Vec<PolicyCurves>]) -> Result<Comparison> {
         .collect();
     let per_curve: Vec<[f64; 2]> = all.iter().map(|c| c.mean_ranks()).collect();
     let mean_rank = [per_curve.iter().map(|r| r[0]).sum::<f64>() / n, per_curve.iter().map(|r| r[1]).sum::<f64>() / n];
+    // `all` holds the runs' curves in order, so run k's are the next `runs[k].len()` of `per_curve`.
+    let mut start = 0;
     let run_mean_rank_vr: Vec<f64> = runs
         .iter()
         .filter(|r| !r.is_empty())
-        .map(|r| r.iter().map(|c| c.mean_ranks()[0]).sum::<f64>() / r.len() as f64)
+        .map(|r| {
+            let ranks = &per_curve[start..start + r.len()];
+            start += r.len();
+            ranks.iter().map(|x| x[0]).sum::<f64>() / r.len() as f64
+        })
         .collect();
     let (_, se_rank_vr_runs) = mean_se(&run_mean_rank_vr);
     let mut names: Vec<&str> = Vec::new();
@@ -204,7 +210,8 @@ pub fn compare(runs: &[Vec<PolicyCurves>]) -> Result<Comparison> {
     let set_mean_rank_vr: Vec<(String, usize, f64)> = names
         .iter()
         .map(|&name| {
-            let ranks: Vec<f64> = all.iter().filter(|c| c.set == name).map(|c| c.mean_ranks()[0]).collect();
+            let ranks: Vec<f64> =
+                all.iter().zip(&per_curve).filter(|(c, _)| c.set == name).map(|(_, r)| r[0]).collect();
             (name.to_string(), ranks.len(), ranks.iter().sum::<f64>() / ranks.len() as f64)
         })
         .collect();
