@@ -389,15 +389,10 @@ fn parse_splits(spec: &str, available: usize) -> burn_gp::Result<Vec<usize>> {
     Ok(splits)
 }
 
-/// Mean and standard error of the mean.
+/// Mean and standard error of the mean (NaN for fewer than two values).
 fn mean_se(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    if v.len() < 2 {
-        return (mean, f64::NAN);
-    }
-    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (mean, (var / n).sqrt())
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    (mean, burn_gp::metrics::standard_error(v).unwrap_or(f64::NAN))
 }
 
 /// The CSV path for one run: the given path when there is one run, else with `_<dataset>_<split>`.

@@ -277,6 +277,18 @@ pub fn sign_test_p_value(wins: usize, losses: usize) -> f64 {
     (2.0 * tail).min(1.0)
 }
 
+/// Standard error of the mean of `values`: their sample standard deviation (divisor n − 1) over
+/// √n. `None` for fewer than two values, which have no spread to estimate.
+pub fn standard_error(values: &[f64]) -> Option<f64> {
+    if values.len() < 2 {
+        return None;
+    }
+    let n = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / n;
+    let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    Some((var / n).sqrt())
+}
+
 /// Two-class probability rows `[1 − p, p]` from probabilities of the positive class, for the
 /// multi-class metrics with `k = 2`; a `p` outside `[0, 1]` is [`Error::InvalidArgument`].
 pub fn binary_probs(p_positive: &[f64]) -> Result<Vec<f64>> {
@@ -348,6 +360,15 @@ mod tests {
         assert!(matches!(roc_auc(&[0.1], &[true, false]), Err(Error::ShapeMismatch { .. })));
         assert!(matches!(roc_auc(&[], &[]), Err(Error::Empty { .. })));
         assert!(matches!(roc_auc(&[f64::NAN, 0.0], &[true, false]), Err(Error::NonFinite { .. })));
+    }
+
+    #[test]
+    fn standard_error_by_hand() {
+        // 1, 2, 3, 4: mean 2.5, sample variance 5/3, s.e. √(5/3 / 4).
+        assert!((standard_error(&[1.0, 2.0, 3.0, 4.0]).unwrap() - (5.0_f64 / 12.0).sqrt()).abs() < 1e-15);
+        assert_eq!(standard_error(&[2.0, 2.0]), Some(0.0));
+        assert_eq!(standard_error(&[1.0]), None);
+        assert_eq!(standard_error(&[]), None);
     }
 
     #[test]

@@ -5,7 +5,7 @@
 use std::io::Write;
 use std::path::Path;
 
-use burn_gp::metrics::{average_ranks, sign_test_p_value};
+use burn_gp::metrics::{average_ranks, sign_test_p_value, standard_error};
 use burn_gp::{Error, Result};
 
 /// The header of the curves file.
@@ -146,17 +146,6 @@ pub struct Comparison {
     pub sign_test_p: f64,
 }
 
-/// Mean and standard error of the mean (0 for fewer than 2 values).
-fn mean_se(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    if v.len() < 2 {
-        return (m, 0.0);
-    }
-    let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
-    (m, (var / n).sqrt())
-}
-
 /// Compares the policies over `runs`; every curve must have the same number of queries.
 pub fn compare(runs: &[Vec<PolicyCurves>]) -> Result<Comparison> {
     let all: Vec<&PolicyCurves> = runs.iter().flatten().collect();
@@ -200,7 +189,7 @@ pub fn compare(runs: &[Vec<PolicyCurves>]) -> Result<Comparison> {
             ranks.iter().map(|x| x[0]).sum::<f64>() / r.len() as f64
         })
         .collect();
-    let (_, se_rank_vr_runs) = mean_se(&run_mean_rank_vr);
+    let se_rank_vr_runs = standard_error(&run_mean_rank_vr).unwrap_or(0.0);
     let mut names: Vec<&str> = Vec::new();
     for c in &all {
         if !names.contains(&c.set.as_str()) {
@@ -215,7 +204,7 @@ pub fn compare(runs: &[Vec<PolicyCurves>]) -> Result<Comparison> {
             (name.to_string(), ranks.len(), ranks.iter().sum::<f64>() / ranks.len() as f64)
         })
         .collect();
-    let (_, se_rank_vr_sets) = mean_se(&set_mean_rank_vr.iter().map(|s| s.2).collect::<Vec<_>>());
+    let se_rank_vr_sets = standard_error(&set_mean_rank_vr.iter().map(|s| s.2).collect::<Vec<_>>()).unwrap_or(0.0);
     let wins = set_mean_rank_vr.iter().filter(|s| s.2 < 1.5).count();
     let losses = set_mean_rank_vr.iter().filter(|s| s.2 > 1.5).count();
     Ok(Comparison {
