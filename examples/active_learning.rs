@@ -73,7 +73,7 @@ mod learning_curves;
 #[allow(dead_code)]
 mod tabular;
 
-use learning_curves::{compare, Comparison, PolicyCurves};
+use learning_curves::{compare, Comparison, Policy, PolicyCurves};
 use tabular::{class_predictive, num, InitParts, Split, TabularSet};
 
 /// How the model is refitted after each query.
@@ -91,25 +91,6 @@ impl Refit {
         match self {
             Refit::Ca => "ca",
             Refit::Adam => "adam",
-        }
-    }
-}
-
-/// Acquisition policies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Policy {
-    /// Variation ratio from posterior samples (Bayesian).
-    Vr,
-    /// Entropy of softmax of the latent means (point estimate).
-    Entropy,
-}
-
-impl Policy {
-    /// Name in the CSV and JSON.
-    fn key(self) -> &'static str {
-        match self {
-            Policy::Vr => "vr",
-            Policy::Entropy => "entropy",
         }
     }
 }

@@ -11,6 +11,25 @@ use burn_gp::{Error, Result};
 /// The header of the curves file.
 const HEADER: &str = "set,query,policy,test_error";
 
+/// The two query policies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Policy {
+    /// Variation ratio from posterior samples (Bayesian).
+    Vr,
+    /// Entropy of softmax of the latent means (point estimate).
+    Entropy,
+}
+
+impl Policy {
+    /// Name in the curves file and the output.
+    pub fn key(self) -> &'static str {
+        match self {
+            Policy::Vr => "vr",
+            Policy::Entropy => "entropy",
+        }
+    }
+}
+
 /// The test-error curves of both policies on one set, after 0..=Q queries.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PolicyCurves {
@@ -43,9 +62,9 @@ pub fn write_csv(path: &Path, sets: &[&PolicyCurves]) -> Result<()> {
     let mut f = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
     writeln!(f, "{HEADER}").map_err(io)?;
     for s in sets {
-        for (policy, curve) in [("vr", &s.vr), ("entropy", &s.entropy)] {
+        for (policy, curve) in [(Policy::Vr, &s.vr), (Policy::Entropy, &s.entropy)] {
             for (q, e) in curve.iter().enumerate() {
-                writeln!(f, "{},{q},{policy},{e}", s.set).map_err(io)?;
+                writeln!(f, "{},{q},{},{e}", s.set, policy.key()).map_err(io)?;
             }
         }
     }
@@ -82,10 +101,12 @@ pub fn read_csv(path: &Path) -> Result<Vec<PolicyCurves>> {
             sets.push(PolicyCurves { set: set.to_string(), vr: Vec::new(), entropy: Vec::new() });
         }
         let curves = sets.last_mut().expect("pushed above");
-        let curve = match policy {
-            "vr" => &mut curves.vr,
-            "entropy" => &mut curves.entropy,
-            _ => return Err(bad(i + 1, format!("policy `{policy}` is neither vr nor entropy"))),
+        let curve = if policy == Policy::Vr.key() {
+            &mut curves.vr
+        } else if policy == Policy::Entropy.key() {
+            &mut curves.entropy
+        } else {
+            return Err(bad(i + 1, format!("policy `{policy}` is neither vr nor entropy")));
         };
         if query != curve.len() {
             return Err(bad(i + 1, format!("{set} {policy}: query {query} where {} was next", curve.len())));
