@@ -533,10 +533,9 @@ fn report(args: &Args, records: &[Record], backend: &str) -> Result<()> {
     let mut rows: Vec<(String, String)> = vec![("sets ranked".into(), sets.len().to_string())];
     for (i, m) in methods.iter().enumerate() {
         let r = mean_rank(i);
-        // Standard error of the mean rank over sets: sample standard deviation / √sets.
+        // Standard error of the mean rank over sets (0 with one set).
         let per_set: Vec<f64> = ranks.iter().map(|x| x[i]).collect();
-        let sd = (per_set.iter().map(|x| (x - r).powi(2)).sum::<f64>() / (per_set.len().max(2) - 1) as f64).sqrt();
-        let se = sd / (per_set.len().max(1) as f64).sqrt();
+        let se = burn_gp::metrics::standard_error(&per_set).unwrap_or(0.0);
         summary.insert(format!("mean_rank_{}", m.key()), num(r));
         summary.insert(format!("se_rank_{}", m.key()), num(se));
         rows.push((

@@ -243,13 +243,6 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
     }
 }
 
-fn mean_sd(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let mean = v.iter().sum::<f64>() / n;
-    let var = if v.len() > 1 { v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
-    (mean, var.sqrt())
-}
-
 fn run(args: Args) -> Result<()> {
     let root = burn_gp::data::data_root(args.opts.data.as_deref())?;
     let figures = args.plot.figures("ep_uci")?;
@@ -331,11 +324,11 @@ fn run(args: Args) -> Result<()> {
                     }
                     results.push(r);
                 }
-                let (nll, nll_sd) = mean_sd(&results.iter().map(|r| r.nll).collect::<Vec<_>>());
-                let (error, error_sd) = mean_sd(&results.iter().map(|r| r.error).collect::<Vec<_>>());
-                let (train_s, _) = mean_sd(&results.iter().map(|r| r.train_s).collect::<Vec<_>>());
+                let (nll, nll_sd) = common::mean_std(&results.iter().map(|r| r.nll).collect::<Vec<_>>());
+                let (error, error_sd) = common::mean_std(&results.iter().map(|r| r.error).collect::<Vec<_>>());
+                let (train_s, _) = common::mean_std(&results.iter().map(|r| r.train_s).collect::<Vec<_>>());
                 let cpu: Option<Vec<f64>> = results.iter().map(|r| r.train_cpu_s).collect();
-                let train_cpu_s = cpu.map(|c| mean_sd(&c).0);
+                let train_cpu_s = cpu.map(|c| common::mean_std(&c).0);
                 let paper_nll = [0.15, 0.25, 0.5]
                     .iter()
                     .position(|p| (p - frac).abs() < 1e-9)

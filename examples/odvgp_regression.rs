@@ -30,7 +30,8 @@ mod common;
 #[path = "common/decoupled.rs"]
 mod decoupled;
 
-use decoupled::{mean_std, run_method, scores, Method, Prepared, Settings};
+use common::mean_std;
+use decoupled::{run_method, scores, Method, Prepared, Settings};
 
 /// Command-line options.
 #[derive(Parser, Debug)]

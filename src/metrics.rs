@@ -280,13 +280,23 @@ pub fn sign_test_p_value(wins: usize, losses: usize) -> f64 {
 /// Standard error of the mean of `values`: their sample standard deviation (divisor n − 1) over
 /// √n. `None` for fewer than two values, which have no spread to estimate.
 pub fn standard_error(values: &[f64]) -> Option<f64> {
+    sample_variance(values).map(|var| (var / values.len() as f64).sqrt())
+}
+
+/// Sample standard deviation (divisor `n − 1`) of `values`; `None` for fewer than two values.
+/// Reports a spread over runs or splits as "mean ± sd".
+pub fn sample_std(values: &[f64]) -> Option<f64> {
+    sample_variance(values).map(f64::sqrt)
+}
+
+/// Sample variance (divisor `n − 1`); `None` for fewer than two values.
+fn sample_variance(values: &[f64]) -> Option<f64> {
     if values.len() < 2 {
         return None;
     }
     let n = values.len() as f64;
     let mean = values.iter().sum::<f64>() / n;
-    let var = values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    Some((var / n).sqrt())
+    Some(values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0))
 }
 
 /// Two-class probability rows `[1 − p, p]` from probabilities of the positive class, for the
@@ -369,6 +379,16 @@ mod tests {
         assert_eq!(standard_error(&[2.0, 2.0]), Some(0.0));
         assert_eq!(standard_error(&[1.0]), None);
         assert_eq!(standard_error(&[]), None);
+    }
+
+    #[test]
+    fn sample_std_by_hand() {
+        // 2, 4, 4, 4, 5, 5, 7, 9: mean 5, squares sum to 32, sample variance 32/7.
+        let v = [2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0];
+        assert!((sample_std(&v).unwrap() - (32.0_f64 / 7.0).sqrt()).abs() < 1e-15);
+        assert_eq!(sample_std(&[3.0, 3.0, 3.0]), Some(0.0));
+        assert_eq!(sample_std(&[1.0]), None);
+        assert_eq!(sample_std(&[]), None);
     }
 
     #[test]

@@ -126,14 +126,6 @@ pub fn scores(mean: &[f64], var: &[f64], y: &[f64]) -> Result<Scores> {
     Ok(Scores { test_ll, rmse, coverage: inside as f64 / y.len() as f64 })
 }
 
-/// Mean and sample standard deviation.
-pub fn mean_std(v: &[f64]) -> (f64, f64) {
-    let n = v.len() as f64;
-    let m = v.iter().sum::<f64>() / n;
-    let s = if v.len() > 1 { (v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0)).sqrt() } else { 0.0 };
-    (m, s)
-}
-
 fn train_config(s: &Settings, n: usize, batch: usize, iterations: usize) -> (TrainConfig, usize) {
     let batch = batch.min(n);
     let per_epoch = n.div_ceil(batch);

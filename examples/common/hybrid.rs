@@ -343,10 +343,8 @@ pub fn nll_difference(a: &[f64], b: &[f64], set: &ImageSet) -> (f64, f64) {
         .zip(&labels)
         .map(|((ra, rb), &y)| rb[y].max(1e-12).ln() - ra[y].max(1e-12).ln())
         .collect();
-    let n = d.len() as f64;
-    let mean = d.iter().sum::<f64>() / n;
-    let var = d.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0).max(1.0);
-    (mean, (var / n).sqrt())
+    let mean = d.iter().sum::<f64>() / d.len() as f64;
+    (mean, burn_gp::metrics::standard_error(&d).unwrap_or(0.0))
 }
 
 /// Hybrid scores: the decision is the SVM's `argmax f̄`; `probs` are its class probabilities by

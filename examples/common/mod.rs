@@ -9,6 +9,13 @@ use burn_gp::train::{LrSchedule, OptimizerConfig, TrainConfig};
 
 pub mod plot;
 
+/// Mean and sample standard deviation (divisor `n − 1`; 0 for one value), for "mean ± sd" over
+/// splits or repeats.
+pub fn mean_std(v: &[f64]) -> (f64, f64) {
+    let mean = v.iter().sum::<f64>() / v.len() as f64;
+    (mean, burn_gp::metrics::sample_std(v).unwrap_or(0.0))
+}
+
 /// Every example allocates with mimalloc: see `[dev-dependencies]` in Cargo.toml.
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
