@@ -97,7 +97,7 @@ use burn::tensor::{Device, Tensor};
 use burn_gp::data::{data_root, load_pmlb_classification, signed_binary_labels, stratified_split, Standardiser};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
-use burn_gp::metrics::binary_probs;
+use burn_gp::metrics::{binary_probs, standard_error};
 use burn_gp::models::ep::{log_z_q, run_ep, EpFit, EpGpClassifier, EpState, WhitenedPosterior};
 use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpConfig, SkewGpPosterior};
 use burn_gp::mvn::QmcPoints;
@@ -1125,9 +1125,7 @@ fn exact_lattice(
             })
             .collect::<Result<Vec<_>>>()?;
         let info: Vec<f64> = estimates.iter().map(|p| score(p, y_test, 0.0).information).collect();
-        let m = mean(&info);
-        let var = info.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (shifts - 1) as f64;
-        let se = (var / shifts as f64).sqrt();
+        let se = standard_error(&info).expect("two shifts or more");
         let done = se <= args.exact_se || points * 2 > args.exact_max_points;
         let prob: Vec<f64> =
             (0..y_test.len()).map(|j| mean(&estimates.iter().map(|p| p[j]).collect::<Vec<_>>())).collect();

@@ -186,9 +186,7 @@ pub(crate) fn estimate_from_log_integrand(log_f: &[f64], shifts: usize) -> MvnEs
     }
     let per = log_f.len() / shifts;
     let ratios: Vec<f64> = log_f.chunks(per).map(|c| (log_mean_exp(c) - log_p).exp()).collect();
-    let mean = ratios.iter().sum::<f64>() / shifts as f64;
-    let var = ratios.iter().map(|r| (r - mean).powi(2)).sum::<f64>() / (shifts - 1) as f64;
-    MvnEstimate { log_p, std_err: (var / shifts as f64).sqrt() }
+    MvnEstimate { log_p, std_err: crate::metrics::standard_error(&ratios).unwrap_or(0.0) }
 }
 
 /// The lower Cholesky factor of a `d × d` matrix, or [`Error::NotPositiveDefinite`] (`batch` named).
