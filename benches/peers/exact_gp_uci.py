@@ -44,10 +44,20 @@ def parse_range(text: str) -> range:
     return range(int(text), int(text) + 1)
 
 
-# Bounds and start of scikit-learn's kernel above, on the log scale: signal variance, the d
-# lengthscales, noise variance.
-SIGNAL_BOUNDS, LENGTH_BOUNDS, NOISE_BOUNDS = (1e-3, 1e3), (1e-2, 1e3), (1e-6, 1.0)
+# Start and bounds of the kernel, shared by both solvers: signal variance, the d lengthscales (start
+# √d), noise variance.
+SIGNAL_START, SIGNAL_BOUNDS = 1.0, (1e-3, 1e3)
+LENGTH_BOUNDS = (1e-2, 1e3)
+NOISE_START, NOISE_BOUNDS = 0.01, (1e-6, 1.0)
 JITTER = 1e-10  # GaussianProcessRegressor's default `alpha`
+
+
+def sklearn_kernel(d, length_bounds):
+    """The model as scikit-learn's kernel: `ConstantKernel * RBF(ARD) + WhiteKernel`."""
+    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
+
+    return (ConstantKernel(SIGNAL_START, SIGNAL_BOUNDS) * RBF(np.full(d, math.sqrt(d)), length_bounds)
+            + WhiteKernel(NOISE_START, NOISE_BOUNDS))
 
 
 class DirectGp:
@@ -57,9 +67,7 @@ class DirectGp:
         import scipy.linalg as sl
 
         self.x, self.theta = x, theta
-        k = self._kernel(x, x, theta)
-        k[np.diag_indices_from(k)] += math.exp(theta[-1]) + JITTER
-        self.chol = sl.cho_factor(k, lower=True)
+        self.chol = sl.cho_factor(self._with_noise(self._kernel(x, x, theta), theta), lower=True)
         self.alpha = sl.cho_solve(self.chol, y)
 
     @staticmethod
@@ -70,6 +78,13 @@ class DirectGp:
         return math.exp(theta[0]) * np.exp(-0.5 * np.maximum(sq, 0.0))
 
     @staticmethod
+    def _with_noise(kf, theta):
+        """K_f + (σ² + jitter) I, as a new array."""
+        k = kf.copy()
+        k[np.diag_indices_from(k)] += math.exp(theta[-1]) + JITTER
+        return k
+
+    @staticmethod
     def objective(theta, x, y):
         """Negative log marginal likelihood and its gradient in θ = log(c, ℓ, σ²)."""
         import scipy.linalg as sl
@@ -77,10 +92,8 @@ class DirectGp:
 
         n = x.shape[0]
         kf = DirectGp._kernel(x, x, theta)
-        k = kf.copy()
-        k[np.diag_indices_from(k)] += math.exp(theta[-1]) + JITTER
         try:
-            chol = sl.cho_factor(k, lower=True, overwrite_a=True)
+            chol = sl.cho_factor(DirectGp._with_noise(kf, theta), lower=True, overwrite_a=True)
         except np.linalg.LinAlgError:
             return np.inf, np.zeros_like(theta)
         alpha = sl.cho_solve(chol, y)
@@ -113,7 +126,7 @@ class DirectGp:
         d = x.shape[1]
         bounds = [SIGNAL_BOUNDS] + [length_bounds] * d + [NOISE_BOUNDS]
         log_bounds = np.log(np.array(bounds))
-        starts = [np.log(np.array([1.0] + [math.sqrt(d)] * d + [0.01]))]
+        starts = [np.log(np.array([SIGNAL_START] + [math.sqrt(d)] * d + [NOISE_START]))]
         # scikit-learn draws its restarts log-uniformly inside the bounds
         starts += [rng.uniform(log_bounds[:, 0], log_bounds[:, 1]) for _ in range(restarts)]
         best = None
@@ -189,15 +202,10 @@ def main() -> None:
     length_bounds = (a.min_lengthscale, LENGTH_BOUNDS[1])
 
     from sklearn.gaussian_process import GaussianProcessRegressor
-    from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
     lls, rmses = [], []
     for split in parse_range(a.splits):
         s = uci.load_split(root, a.dataset, split)
-        d = s.d
-        kernel = ConstantKernel(1.0, (1e-3, 1e3)) * RBF(np.full(d, math.sqrt(d)), length_bounds) + WhiteKernel(
-            0.01, (1e-6, 1.0)
-        )
         t0 = time.time()
         if a.solver == "direct":
             fit = DirectGp.fit(s.x_train, s.y_train.ravel(), a.restarts, np.random.RandomState(split),
@@ -205,7 +213,8 @@ def main() -> None:
             mean, std = fit.predict(s.x_test)
             kernel_text = fit.describe()
         else:
-            gp = GaussianProcessRegressor(kernel, n_restarts_optimizer=a.restarts, random_state=split)
+            gp = GaussianProcessRegressor(sklearn_kernel(s.d, length_bounds), n_restarts_optimizer=a.restarts,
+                                          random_state=split)
             gp.fit(s.x_train, s.y_train.ravel())
             mean, std = gp.predict(s.x_test, return_std=True)  # std includes the White noise term
             kernel_text = str(gp.kernel_)
