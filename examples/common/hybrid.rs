@@ -682,7 +682,9 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     if let Some((gap, se)) = nll_gap_calibrated {
         rows.push(("hybrid NLL − softmax NLL, both temperature-scaled", format!("{gap:+.4} ± {se:.4}")));
     }
-    print_table(&format!("{example} on {dataset} ({} epochs, P = {})", run.epochs, opts.m), &rows);
+    // P of the network evaluated: a `--load`ed hybrid keeps its own, whatever `--m` says.
+    let inducing = hybrid.head.num_inducing();
+    print_table(&format!("{example} on {dataset} ({} epochs, P = {inducing})", run.epochs), &rows);
     if run.json {
         let line = serde_json::json!({
             "example": example,
@@ -717,7 +719,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             "epochs": run.epochs,
             "batch": run.batch,
             "lr": run.lr,
-            "m": opts.m,
+            "m": inducing,
             "train_size": train.n,
             "backend": devices.backend,
         });
