@@ -44,19 +44,24 @@ def parse_range(text: str) -> range:
     return range(int(text), int(text) + 1)
 
 
-# Start and bounds of the kernel, shared by both solvers: signal variance, the d lengthscales (start
-# √d), noise variance.
+# Start and bounds of the kernel, shared by both solvers: signal variance, the d lengthscales,
+# noise variance.
 SIGNAL_START, SIGNAL_BOUNDS = 1.0, (1e-3, 1e3)
 LENGTH_BOUNDS = (1e-2, 1e3)
 NOISE_START, NOISE_BOUNDS = 0.01, (1e-6, 1.0)
 JITTER = 1e-10  # GaussianProcessRegressor's default `alpha`
 
 
+def length_start(d):
+    """Every lengthscale starts at √d (d inputs, standardised)."""
+    return math.sqrt(d)
+
+
 def sklearn_kernel(d, length_bounds):
     """The model as scikit-learn's kernel: `ConstantKernel * RBF(ARD) + WhiteKernel`."""
     from sklearn.gaussian_process.kernels import RBF, ConstantKernel, WhiteKernel
 
-    return (ConstantKernel(SIGNAL_START, SIGNAL_BOUNDS) * RBF(np.full(d, math.sqrt(d)), length_bounds)
+    return (ConstantKernel(SIGNAL_START, SIGNAL_BOUNDS) * RBF(np.full(d, length_start(d)), length_bounds)
             + WhiteKernel(NOISE_START, NOISE_BOUNDS))
 
 
@@ -126,7 +131,7 @@ class DirectGp:
         d = x.shape[1]
         bounds = [SIGNAL_BOUNDS] + [length_bounds] * d + [NOISE_BOUNDS]
         log_bounds = np.log(np.array(bounds))
-        starts = [np.log(np.array([SIGNAL_START] + [math.sqrt(d)] * d + [NOISE_START]))]
+        starts = [np.log(np.array([SIGNAL_START] + [length_start(d)] * d + [NOISE_START]))]
         # scikit-learn draws its restarts log-uniformly inside the bounds
         starts += [rng.uniform(log_bounds[:, 0], log_bounds[:, 1]) for _ in range(restarts)]
         best = None
