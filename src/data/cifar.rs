@@ -1,6 +1,9 @@
-//! CIFAR-10, binary version: `<root>/cifar-10-batches-bin/{data_batch_1..5,test_batch}.bin`.
+//! CIFAR-10: the binary version, `<root>/cifar-10-batches-bin/{data_batch_1..5,test_batch}.bin`,
+//! or, when that is absent, the JPEG images `<root>/cifar-10-jpeg/{train,test}/<class>/*.jpg`.
+use std::fmt;
 use std::path::Path;
 
+use super::image_folder::load_image_folder;
 use super::images::ImageSet;
 use super::io::{bad_format, read_bytes};
 use super::labels::check_labels;
@@ -14,6 +17,14 @@ pub const CIFAR10_CLASSES: [&str; 10] =
 
 /// Folder the CIFAR-10 binary archive extracts to.
 pub const CIFAR10_FOLDER: &str = "cifar-10-batches-bin";
+
+/// Folder of CIFAR-10 as JPEG images, `{train,test}/<class>/*.jpg` (read when
+/// [`CIFAR10_FOLDER`] is absent).
+pub const CIFAR10_JPEG_FOLDER: &str = "cifar-10-jpeg";
+
+/// Seed of the fixed shuffle of the JPEG images (see [`load_image_folder`]): the same files give
+/// the same order on every run, so the first `N` images are always the same sample.
+pub const CIFAR10_JPEG_SEED: u64 = 0;
 
 /// Side of a CIFAR-10 image in pixels.
 const SIDE: usize = 32;
@@ -29,6 +40,49 @@ const SOURCE: &str = "download the CIFAR-10 binary version from \
     https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz and extract it into DIR \
     (it creates DIR/cifar-10-batches-bin/)";
 
+/// Where CIFAR-10 can be obtained, when neither layout is there.
+const SOURCE_EITHER: &str = "download the CIFAR-10 binary version from \
+    https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz and extract it into DIR \
+    (it creates DIR/cifar-10-batches-bin/), or put CIFAR-10 as images in \
+    DIR/cifar-10-jpeg/{train,test}/<class>/*.jpg (one folder per class name)";
+
+/// Which copy of CIFAR-10 a loader reads (see [`cifar10_source`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Cifar10Source {
+    /// The binary version in [`CIFAR10_FOLDER`]: the original pixels, in the batches' order.
+    Binary,
+    /// The JPEG images in [`CIFAR10_JPEG_FOLDER`]: pixels decoded from lossy (quality 75) JPEGs,
+    /// so results on them are close to, but not the same as, results on the binary version; in
+    /// the fixed shuffle of [`CIFAR10_JPEG_SEED`].
+    Jpeg,
+}
+
+impl Cifar10Source {
+    /// The folder under the data directory this copy lives in.
+    pub fn folder(self) -> &'static str {
+        match self {
+            Cifar10Source::Binary => CIFAR10_FOLDER,
+            Cifar10Source::Jpeg => CIFAR10_JPEG_FOLDER,
+        }
+    }
+}
+
+impl fmt::Display for Cifar10Source {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Cifar10Source::Binary => write!(f, "binary version ({CIFAR10_FOLDER}/)"),
+            Cifar10Source::Jpeg => write!(f, "JPEG images, quality 75, lossy ({CIFAR10_JPEG_FOLDER}/)"),
+        }
+    }
+}
+
+/// The copy of CIFAR-10 [`load_cifar10`] reads under `root`: the binary version when
+/// `<root>/cifar-10-batches-bin/` exists, else the JPEG images when `<root>/cifar-10-jpeg/`
+/// exists, else `None`. Only the folders are looked at, not the files in them.
+pub fn cifar10_source(root: &Path) -> Option<Cifar10Source> {
+    [Cifar10Source::Binary, Cifar10Source::Jpeg].into_iter().find(|s| root.join(s.folder()).is_dir())
+}
+
 /// Loads one CIFAR-10 binary batch file (`.gz` is decompressed): records of one label byte
 /// and 3072 pixel bytes. A length that is not a whole number of records is
 /// [`Error::BadFormat`], a label `≥ 10` is [`Error::LabelOutOfRange`].
@@ -39,9 +93,44 @@ pub fn load_cifar10_batch(path: &Path) -> Result<ImageSet> {
     ImageSet::new(images, labels, [3, SIDE, SIDE], CIFAR10_CLASSES.len())
 }
 
-/// Loads the CIFAR-10 training set (the five data batches, 50 000 images, in order) or the
-/// test set (10 000 images) from `<root>/cifar-10-batches-bin/`.
+/// Loads the CIFAR-10 training set (50 000 images) or the test set (10 000 images), labels
+/// `0..10` in the order of [`CIFAR10_CLASSES`], images `3 × 32 × 32`.
+///
+/// From the binary version `<root>/cifar-10-batches-bin/` when that folder exists (the five data
+/// batches in order, or the test batch); otherwise from the JPEG images
+/// `<root>/cifar-10-jpeg/{train,test}/<class>/*.jpg` through [`load_image_folder`] with
+/// [`CIFAR10_JPEG_SEED`], whose class folders must be exactly [`CIFAR10_CLASSES`]
+/// ([`Error::BadFormat`] otherwise). When neither folder exists the [`Error::MissingFile`] names
+/// the binary file tried and both layouts. [`load_cifar10_with_source`] also says which was read.
 pub fn load_cifar10(root: &Path, subset: Subset) -> Result<ImageSet> {
+    load_cifar10_with_source(root, subset).map(|(images, _)| images)
+}
+
+/// [`load_cifar10`], also saying which copy was read ([`cifar10_source`]); report it with the
+/// results, since the JPEG copy is lossy.
+pub fn load_cifar10_with_source(root: &Path, subset: Subset) -> Result<(ImageSet, Cifar10Source)> {
+    match cifar10_source(root) {
+        Some(Cifar10Source::Binary) => Ok((load_binary(root, subset, SOURCE)?, Cifar10Source::Binary)),
+        Some(Cifar10Source::Jpeg) => Ok((load_jpeg(root, subset)?, Cifar10Source::Jpeg)),
+        None => load_binary(root, subset, SOURCE_EITHER).map(|images| (images, Cifar10Source::Binary)),
+    }
+}
+
+/// CIFAR-10 from the JPEG folder, its class folders checked against [`CIFAR10_CLASSES`].
+fn load_jpeg(root: &Path, subset: Subset) -> Result<ImageSet> {
+    let dir = root.join(CIFAR10_JPEG_FOLDER);
+    let folder = load_image_folder(&dir, subset, [3, SIDE, SIDE], CIFAR10_JPEG_SEED)?;
+    if folder.classes != CIFAR10_CLASSES {
+        return Err(bad_format(
+            &dir.join("train"),
+            format!("class folders {:?} are not CIFAR-10's {:?}", folder.classes, CIFAR10_CLASSES),
+        ));
+    }
+    Ok(folder.images)
+}
+
+/// CIFAR-10 from the binary batches; `source` is the missing-file hint.
+fn load_binary(root: &Path, subset: Subset, source: &str) -> Result<ImageSet> {
     let dir = root.join(CIFAR10_FOLDER);
     let names: Vec<String> = match subset {
         Subset::Train => (1..=5).map(|k| format!("data_batch_{k}.bin")).collect(),
@@ -50,7 +139,7 @@ pub fn load_cifar10(root: &Path, subset: Subset) -> Result<ImageSet> {
     let mut images = Vec::new();
     let mut labels = Vec::new();
     for name in names {
-        let path = require_gz_or_raw(&dir.join(name), SOURCE)?;
+        let path = require_gz_or_raw(&dir.join(name), source)?;
         append_batch(&path, &mut images, &mut labels)?;
     }
     ImageSet::new(images, labels, [3, SIDE, SIDE], CIFAR10_CLASSES.len())
@@ -160,9 +249,72 @@ mod tests {
             Error::MissingFile { path, hint } => {
                 assert!(path.ends_with("cifar-10-batches-bin/test_batch.bin"), "{}", path.display());
                 assert!(hint.contains("https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz"), "{hint}");
+                assert!(hint.contains("cifar-10-jpeg/{train,test}/<class>/*.jpg"), "{hint}");
                 assert!(hint.contains("--data DIR") && hint.contains("BURN_GP_DATA"), "{hint}");
             }
             other => panic!("unexpected {other}"),
         }
+        assert_eq!(cifar10_source(&root), None);
+        // an incomplete binary folder is read (and fails), with the binary version's hint only
+        std::fs::create_dir_all(root.join(CIFAR10_FOLDER)).unwrap();
+        std::fs::create_dir_all(root.join(CIFAR10_JPEG_FOLDER)).unwrap();
+        assert_eq!(cifar10_source(&root), Some(Cifar10Source::Binary));
+        match load_cifar10(&root, Subset::Test).unwrap_err() {
+            Error::MissingFile { hint, .. } => assert!(!hint.contains("cifar-10-jpeg"), "{hint}"),
+            other => panic!("unexpected {other}"),
+        }
+    }
+
+    /// Writes one 32×32 RGB PNG per class and split under `<root>/cifar-10-jpeg/`, class `k`'s
+    /// image filled with the byte `k`, for the class names `classes`.
+    fn write_jpeg_folder(root: &Path, classes: &[&str]) {
+        for split in ["train", "test"] {
+            for (k, class) in classes.iter().enumerate() {
+                let mut png = std::io::Cursor::new(Vec::new());
+                image::write_buffer_with_format(
+                    &mut png,
+                    &[k as u8; PIXELS],
+                    SIDE as u32,
+                    SIDE as u32,
+                    image::ExtendedColorType::Rgb8,
+                    image::ImageFormat::Png,
+                )
+                .unwrap();
+                write_file(root, &format!("{CIFAR10_JPEG_FOLDER}/{split}/{class}/0000.png"), &png.into_inner());
+            }
+        }
+    }
+
+    #[test]
+    fn jpeg_folder_is_read_when_the_binary_version_is_absent() {
+        let root = temp_dir("cifar-jpeg");
+        write_jpeg_folder(&root, &CIFAR10_CLASSES);
+        assert_eq!(cifar10_source(&root), Some(Cifar10Source::Jpeg));
+        for subset in [Subset::Train, Subset::Test] {
+            let (set, source) = load_cifar10_with_source(&root, subset).unwrap();
+            assert_eq!(source, Cifar10Source::Jpeg);
+            assert_eq!((set.n, set.channels, set.height, set.width, set.num_classes), (10, 3, 32, 32, 10));
+            assert_eq!(set.class_counts(), vec![1; 10]);
+            for i in 0..set.n {
+                assert!(set.image(i).unwrap().iter().all(|&p| p == set.labels[i]));
+            }
+            assert_eq!(load_cifar10(&root, subset).unwrap(), set);
+        }
+        assert!(Cifar10Source::Jpeg.to_string().contains("lossy"));
+        // the binary version wins when both are there
+        let dir = root.join(CIFAR10_FOLDER);
+        write_file(&dir, "test_batch.bin", &encode_cifar10_batch(&[7], planes));
+        let (set, source) = load_cifar10_with_source(&root, Subset::Test).unwrap();
+        assert_eq!((source, set.labels), (Cifar10Source::Binary, vec![7]));
+    }
+
+    #[test]
+    fn jpeg_folder_with_other_classes_is_bad_format() {
+        let root = temp_dir("cifar-jpeg-classes");
+        let mut classes = CIFAR10_CLASSES;
+        classes[3] = "kitten";
+        write_jpeg_folder(&root, &classes);
+        let err = load_cifar10(&root, Subset::Train).unwrap_err();
+        assert!(matches!(err, Error::BadFormat { ref reason, .. } if reason.contains("kitten")), "{err}");
     }
 }

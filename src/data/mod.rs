@@ -10,7 +10,8 @@
 //! |---|---|---|
 //! | UCI regression, standard splits | [`load_uci`], [`uci_num_splits`] | `uci_regression/<name>/` |
 //! | MNIST, Fashion-MNIST | [`load_mnist`] | `mnist/`, `fashion-mnist/` (IDX) |
-//! | CIFAR-10 | [`load_cifar10`] | `cifar-10-batches-bin/` (binary version) |
+//! | CIFAR-10 | [`load_cifar10`], [`load_cifar10_with_source`] | `cifar-10-batches-bin/` (binary version), else `cifar-10-jpeg/` (JPEG images) |
+//! | image folders (torchvision's `ImageFolder` layout) | [`load_image_folder`] | `<dir>/{train,test}/<class>/<image>` (JPEG, PNG) |
 //! | PMLB | [`load_pmlb_classification`], [`load_pmlb_regression`] | `pmlb*/<name>/<name>.tsv.gz` |
 //! | scikit-learn sets | [`load_iris`], [`load_wine`], [`load_breast_cancer`], [`load_digits`], [`load_diabetes`] | `sklearn/<name>/` |
 //!
@@ -35,6 +36,7 @@
 mod batches;
 mod cifar;
 mod idx;
+mod image_folder;
 mod images;
 mod io;
 mod labels;
@@ -55,8 +57,12 @@ mod text;
 mod uci;
 
 pub use batches::MiniBatches;
-pub use cifar::{load_cifar10, load_cifar10_batch, CIFAR10_CLASSES, CIFAR10_FOLDER, CIFAR10_RECORD_BYTES};
+pub use cifar::{
+    cifar10_source, load_cifar10, load_cifar10_batch, load_cifar10_with_source, Cifar10Source, CIFAR10_CLASSES,
+    CIFAR10_FOLDER, CIFAR10_JPEG_FOLDER, CIFAR10_JPEG_SEED, CIFAR10_RECORD_BYTES,
+};
 pub use idx::{load_idx_images, load_idx_labels, IdxImages, IDX_IMAGES_MAGIC, IDX_LABELS_MAGIC};
+pub use image_folder::{load_image_folder, ImageFolder, IMAGE_FOLDER_MAX_CLASSES};
 pub use images::ImageSet;
 pub(crate) use labels::check_binary_labels;
 pub(crate) use labels::{binary_signs, check_labels};

@@ -1,11 +1,13 @@
 //! Loaders on the real files in the data directory (skipped when there is none, unless
 //! `BURN_GP_REQUIRE_DATA=1`), plus CIFAR-10 on a small synthetic copy.
 use std::path::Path;
+use std::time::Instant;
 
 use burn_gp::data::{
-    load_breast_cancer, load_cifar10, load_diabetes, load_digits, load_iris, load_mnist, load_pmlb_classification,
-    load_pmlb_regression, load_uci, load_wine, uci_num_splits, MnistVariant, Standardiser, Subset, CIFAR10_FOLDER,
-    CIFAR10_RECORD_BYTES, UCI_DATASETS,
+    cifar10_source, load_breast_cancer, load_cifar10, load_cifar10_with_source, load_diabetes, load_digits,
+    load_image_folder, load_iris, load_mnist, load_pmlb_classification, load_pmlb_regression, load_uci, load_wine,
+    uci_num_splits, Cifar10Source, MnistVariant, Standardiser, Subset, CIFAR10_CLASSES, CIFAR10_FOLDER,
+    CIFAR10_JPEG_FOLDER, CIFAR10_JPEG_SEED, CIFAR10_RECORD_BYTES, UCI_DATASETS,
 };
 use burn_gp::Error;
 
@@ -120,6 +122,39 @@ fn cifar10_missing_files_say_where_to_get_them() {
             assert!(hint.contains("--data DIR") && hint.contains("BURN_GP_DATA"), "{hint}");
         }
         Err(other) => panic!("unexpected error {other}"),
+    }
+}
+
+#[test]
+fn cifar10_jpeg_folder_has_the_published_counts() {
+    let Some(root) = root() else { return };
+    let dir = root.join(CIFAR10_JPEG_FOLDER);
+    let start = Instant::now();
+    let train = load_image_folder(&dir, Subset::Train, [3, 32, 32], CIFAR10_JPEG_SEED).unwrap();
+    let test = load_image_folder(&dir, Subset::Test, [3, 32, 32], CIFAR10_JPEG_SEED).unwrap();
+    eprintln!("cifar-10-jpeg: decoded 60 000 JPEGs in {:.2} s", start.elapsed().as_secs_f64());
+    assert_eq!(train.classes, CIFAR10_CLASSES);
+    assert_eq!(train.classes[0], "airplane");
+    assert_eq!(test.classes, train.classes);
+    let (tr, te) = (&train.images, &test.images);
+    assert_eq!((tr.n, tr.channels, tr.height, tr.width, tr.num_classes), (50_000, 3, 32, 32, 10));
+    assert_eq!((te.n, te.channels, te.height, te.width, te.num_classes), (10_000, 3, 32, 32, 10));
+    assert_eq!(tr.class_counts(), vec![5000; 10]);
+    assert_eq!(te.class_counts(), vec![1000; 10]);
+    // the seeded shuffle makes the first images a class-balanced-ish sample
+    let first = tr.subset(0..1000).unwrap().class_counts();
+    assert!(first.iter().all(|&k| k >= 50), "first 1000 training images per class: {first:?}");
+    for (set, folder) in [(tr, &train), (te, &test)] {
+        for (i, path) in folder.paths.iter().enumerate() {
+            let class = path.parent().and_then(|p| p.file_name()).and_then(|c| c.to_str());
+            assert_eq!(class, Some(CIFAR10_CLASSES[usize::from(set.labels[i])]), "{}", path.display());
+        }
+    }
+    let mean = tr.images.iter().map(|&p| f64::from(p)).sum::<f64>() / tr.images.len() as f64;
+    assert!((110.0..135.0).contains(&mean), "mean pixel {mean} (CIFAR-10's is about 121)");
+    if cifar10_source(&root) == Some(Cifar10Source::Jpeg) {
+        let (via_cifar, source) = load_cifar10_with_source(&root, Subset::Test).unwrap();
+        assert_eq!((&via_cifar, source), (te, Cifar10Source::Jpeg));
     }
 }
 
