@@ -11,7 +11,8 @@ use crate::error::{Error, Result};
 /// The first bytes of every burn-gp model file (format version 1).
 const MAGIC: &[u8; 8] = b"BURNGP\x00\x01";
 
-/// Writes `spec` and `module`'s parameters to `path`.
+/// Writes `spec` and `module`'s parameters to `path`, atomically (the previous file stays intact
+/// if the write fails).
 pub(crate) fn write<M: Module>(path: &Path, spec: &Spec, module: M) -> Result<()> {
     let record = module.into_record().into_bytes().map_err(|e| Error::invalid("save", e.to_string()))?;
     let mut head = Vec::new();
@@ -21,7 +22,7 @@ pub(crate) fn write<M: Module>(path: &Path, spec: &Spec, module: M) -> Result<()
     out.extend_from_slice(&(head.len() as u64).to_le_bytes());
     out.extend_from_slice(&head);
     out.extend_from_slice(&record);
-    std::fs::write(path, out).map_err(|source| Error::Io { path: path.to_path_buf(), source })
+    super::atomic::write_atomically(path, &out)
 }
 
 /// Reads the description and the weights' record from `path`.

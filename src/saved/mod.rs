@@ -25,6 +25,7 @@
 //!
 //! A network of your own saves with its GP head once it implements [`Blueprint`] (describe its
 //! widths in a [`Spec`], rebuild it from them).
+mod atomic;
 mod file;
 mod models;
 mod networks;
@@ -52,7 +53,9 @@ pub trait Blueprint: Sized {
 
 /// A fitted model that saves to one file and loads from it.
 pub trait SavedModel: Sized {
-    /// Writes the model (description and weights) to `path`.
+    /// Writes the model (description and weights) to `path`, atomically: the bytes go to a
+    /// temporary file in the same folder, which is synced and then renamed over `path`, so a
+    /// crash or a full disk during the save leaves the previous file at `path` intact.
     fn save(&self, path: impl AsRef<Path>) -> Result<()>;
     /// Reads a model written by [`save`](Self::save) onto `device` (of any precision: the weights
     /// are cast to the device's).
@@ -111,5 +114,28 @@ mod tests {
         std::fs::write(&path, bytes).unwrap();
         assert!(matches!(Regression::load(&path, &device), Err(Error::BadFormat { .. })));
         let _ = std::fs::remove_file(path);
+    }
+
+    #[test]
+    fn a_save_that_fails_midway_keeps_the_previous_model() {
+        let device = crate::device::default_device().unwrap();
+        let dir = std::env::temp_dir().join(format!("burn-gp-saved-fail-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let (path, other) = (dir.join("good.bgp"), dir.join("other.bgp"));
+        model(4, &device).save(&path).unwrap();
+        model(6, &device).save(&other).unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let newer = std::fs::read(&other).unwrap();
+        let failed = atomic::write_atomically_with(&path, |out| {
+            out.write_all(&newer[..newer.len() / 2])?;
+            Err(std::io::Error::other("the disk filled up"))
+        });
+        assert!(matches!(failed, Err(Error::Io { .. })));
+        assert_eq!(std::fs::read(&path).unwrap(), before, "the previous file changed");
+        let loaded = Regression::load(&path, &device).unwrap();
+        assert_eq!(loaded.num_inducing(), 4);
+        let names: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+        assert_eq!(names.len(), 2, "a temporary file was left behind: {names:?}");
+        let _ = std::fs::remove_dir_all(dir);
     }
 }
