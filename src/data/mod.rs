@@ -33,6 +33,7 @@
 //! # }
 //! ```
 
+mod augment;
 mod batches;
 mod cifar;
 mod idx;
@@ -56,6 +57,7 @@ mod testutil;
 mod text;
 mod uci;
 
+pub use augment::ImageAugmentation;
 pub use batches::MiniBatches;
 pub use cifar::{
     cifar10_source, load_cifar10, load_cifar10_batch, load_cifar10_with_source, Cifar10Source, CIFAR10_CLASSES,

@@ -49,6 +49,7 @@
 //! # Ok(())
 //! # }
 //! ```
+mod augmented_images;
 mod batch;
 mod cifar_trunk;
 mod conv_forward;
@@ -58,12 +59,14 @@ mod head_likelihood;
 mod hybrid;
 mod hybrid_config;
 mod hybrid_training;
+mod input_standardiser;
 #[cfg(feature = "learner")]
 pub mod learner;
 mod mnist_trunk;
 mod softmax_net;
 mod training_set;
 
+pub use augmented_images::AugmentedImages;
 pub use batch::{image_batch, ImageBatch};
 pub use cifar_trunk::{Cifar10Trunk, Cifar10TrunkConfig};
 pub use feature_norm::{standardize_rows, FeatureNorm, FeatureNormalizer, FrozenStatistics};
@@ -72,6 +75,7 @@ pub use head_likelihood::HeadLikelihood;
 pub use hybrid::{GpRegressionNet, HybridNet, HybridObjective};
 pub use hybrid_config::HybridConfig;
 pub use hybrid_training::{fit_hybrid, fit_hybrid_traced, HybridStep};
+pub use input_standardiser::InputStandardiser;
 #[cfg(feature = "learner")]
 pub use learner::{head_loaders, HeadBatch, HeadLoader, HeadLoaders, LearnerHead, LearnerNet, SetBatcher, SetIndices};
 pub use mnist_trunk::{MnistTrunk, MnistTrunkConfig};

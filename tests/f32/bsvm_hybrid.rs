@@ -13,8 +13,8 @@ use burn_gp::device::{device_with_precision, Precision};
 use burn_gp::likelihoods::MultiClassHinge;
 use burn_gp::models::{ClassPredictive, GaussianPredictive};
 use burn_gp::nets::{
-    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer, FrozenStatistics,
-    GpHeadConfig, HybridConfig, HybridNet, HybridStep, MnistTrunkConfig, Trunk,
+    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10Trunk, Cifar10TrunkConfig, FeatureNorm, FeatureNormalizer,
+    FrozenStatistics, GpHeadConfig, HybridConfig, HybridNet, HybridStep, MnistTrunkConfig, SoftmaxNet, Trunk,
 };
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
@@ -449,4 +449,29 @@ fn class_predictive_nll_matches_the_two_class_closed_form() {
     let want = -(((1.0 - p1(0)).ln()) + p1(1).ln()) / 2.0;
     assert!((pred.nll(&labels).unwrap() - want).abs() < 1e-4, "{} vs {want}", pred.nll(&labels).unwrap());
     assert_eq!(pred.accuracy(&labels).unwrap(), 1.0);
+}
+
+#[test]
+fn a_standardised_cifar_trunk_saves_its_input_moments() {
+    let root = std::env::temp_dir().join(format!("burn-gp-cifar-moments-{}", std::process::id()));
+    write_cifar_dir(&root, 4);
+    let train = load_cifar10(&root, Subset::Train).unwrap();
+    let dev = device();
+    let config = Cifar10TrunkConfig::standardised_for(&train).with_width(8);
+    let (mean, std) = config.input_moments.clone().unwrap();
+    assert!(mean.iter().chain(&std).all(|v| v.is_finite()) && std.iter().all(|s| *s > 0.0), "{mean:?} {std:?}");
+    dev.seed(3);
+    let net = SoftmaxNet::new(config.try_init(&dev).unwrap(), 10, &dev);
+    let images = image_batch(&train, &[0, 1, 2], &dev).unwrap().images;
+    let path = root.join("standardised.bgp");
+    net.save(&path).unwrap();
+    let loaded = SoftmaxNet::<Cifar10Trunk>::load(&path, &dev).unwrap();
+    assert_eq!(to_vec(loaded.logits(images.clone())), to_vec(net.logits(images.clone())));
+    // The same weights without the standardisation give other logits: the moments were saved.
+    dev.seed(3);
+    let plain = SoftmaxNet::new(Cifar10TrunkConfig::new().with_width(8).init(&dev), 10, &dev);
+    assert_ne!(to_vec(plain.logits(images.clone())), to_vec(net.logits(images)));
+    let bad = Cifar10TrunkConfig::new().with_input_moments(Some((vec![0.5; 3], vec![0.2, 0.0, 0.2])));
+    assert!(bad.try_init(&dev).is_err());
+    let _ = std::fs::remove_dir_all(&root);
 }
