@@ -18,9 +18,9 @@ pub trait HeadLikelihood: Likelihood + Sized {
     type Natural;
     /// The likelihood of a fresh head with `outputs` target columns.
     fn for_head(outputs: usize, device: &Device) -> Result<Self>;
-    /// Starts natural-gradient updates of `head`'s `q(u)` with a constant step size `step`;
-    /// errors where the likelihood has none.
-    fn natural_start<K: Kernel>(head: &Svgp<K, InducingPoints, Self>, step: f64) -> Result<Self::Natural>;
+    /// Starts natural-gradient updates of `head`'s `q(u)` with step sizes falling from `start` to
+    /// `step` (constant at `step` where `start == step`); errors where the likelihood has none.
+    fn natural_start<K: Kernel>(head: &Svgp<K, InducingPoints, Self>, step: f64, start: f64) -> Result<Self::Natural>;
     /// One natural-gradient update of `head`'s `q(u)` from a minibatch of head inputs `[B, D]`
     /// (detached) and targets.
     fn natural_update<K: Kernel>(
@@ -29,6 +29,8 @@ pub trait HeadLikelihood: Likelihood + Sized {
         features: Tensor<2>,
         targets: Tensor<2>,
     ) -> Result<Svgp<K, InducingPoints, Self>>;
+    /// The step size the next [`natural_update`](Self::natural_update) will take.
+    fn natural_step_size(state: &Self::Natural) -> f64;
     /// Whether the targets are one-hot class indicators (accuracy is meaningful).
     fn classifies() -> bool;
 }
@@ -41,9 +43,13 @@ impl HeadLikelihood for MultiClassHinge {
         }
         Ok(Self::default())
     }
-    fn natural_start<K: Kernel>(head: &Svgp<K, InducingPoints, Self>, step: f64) -> Result<HingeNaturalGradient> {
+    fn natural_start<K: Kernel>(
+        head: &Svgp<K, InducingPoints, Self>,
+        step: f64,
+        start: f64,
+    ) -> Result<HingeNaturalGradient> {
         let mut natural = HingeNaturalGradient::new(head)?;
-        natural.max_step = step;
+        natural.max_step = start.max(step);
         natural.min_step = step;
         Ok(natural)
     }
@@ -54,6 +60,9 @@ impl HeadLikelihood for MultiClassHinge {
         targets: Tensor<2>,
     ) -> Result<Svgp<K, InducingPoints, Self>> {
         state.update(head, features, targets)
+    }
+    fn natural_step_size(state: &HingeNaturalGradient) -> f64 {
+        state.step_size()
     }
     fn classifies() -> bool {
         true
@@ -72,7 +81,11 @@ impl HeadLikelihood for Gaussian {
         }
         Gaussian::new(0.1, device)
     }
-    fn natural_start<K: Kernel>(_head: &Svgp<K, InducingPoints, Self>, _step: f64) -> Result<NoNaturalGradient> {
+    fn natural_start<K: Kernel>(
+        _head: &Svgp<K, InducingPoints, Self>,
+        _step: f64,
+        _start: f64,
+    ) -> Result<NoNaturalGradient> {
         Err(Error::invalid("natural_step", "the Gaussian (regression) head trains q(u) by Adam; set natural_step = 0"))
     }
     fn natural_update<K: Kernel>(
@@ -81,6 +94,9 @@ impl HeadLikelihood for Gaussian {
         _features: Tensor<2>,
         _targets: Tensor<2>,
     ) -> Result<Svgp<K, InducingPoints, Self>> {
+        match *state {}
+    }
+    fn natural_step_size(state: &NoNaturalGradient) -> f64 {
         match *state {}
     }
     fn classifies() -> bool {

@@ -40,6 +40,16 @@ pub struct HybridConfig {
     /// `q(u)` too).
     #[config(default = 0.02)]
     pub natural_step: f64,
+    /// Step size of the first natural-gradient update of `q(u)`; the steps then fall as
+    /// `(τ + 1)^{-0.6}` until they reach [`natural_step`](Self::natural_step). `None` (the default)
+    /// keeps the step at `natural_step` from the first update on.
+    #[config(default = "None")]
+    pub natural_step_start: Option<f64>,
+    /// Factor on the learning rate of the head's own parameters (kernel, inducing points,
+    /// likelihood, and `q(u)` where Adam trains it) over the trunk's: the head gets its own Adam
+    /// state and steps at `lr · head_lr_factor`. 1 (the default) trains the whole network at `lr`.
+    #[config(default = 1.0)]
+    pub head_lr_factor: f64,
     /// Training steps over which a batch normaliser ([`FeatureNorm::Batch`],
     /// [`FeatureNorm::BatchAffine`]) standardises the features by the minibatch; after them its
     /// statistics are frozen ([`FeatureNormalizer::freeze_statistics`]) and the features are left
@@ -102,6 +112,20 @@ impl HybridConfig {
         }
         if !(self.natural_step.is_finite() && (0.0..=1.0).contains(&self.natural_step)) {
             return Err(Error::invalid("natural_step", format!("must be in [0, 1], got {}", self.natural_step)));
+        }
+        if let Some(start) = self.natural_step_start {
+            if !(start.is_finite() && start >= self.natural_step && start <= 1.0) {
+                return Err(Error::invalid(
+                    "natural_step_start",
+                    format!("must be in [natural_step, 1] = [{}, 1], got {start}", self.natural_step),
+                ));
+            }
+        }
+        if !(self.head_lr_factor.is_finite() && self.head_lr_factor > 0.0) {
+            return Err(Error::invalid(
+                "head_lr_factor",
+                format!("must be finite and positive, got {}", self.head_lr_factor),
+            ));
         }
         Ok(())
     }

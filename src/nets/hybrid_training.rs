@@ -109,6 +109,10 @@ where
     let device = net.head.q_mu.val().device();
     let mut natural = start_natural(&mut net, recipe)?;
     let mut optim = config.optimizer.init()?;
+    let mut head_optim = match recipe.head_lr_factor {
+        1.0 => None,
+        _ => Some(config.optimizer.init()?),
+    };
     let step = |mut net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
         net.norm = net.norm.for_step(at.step - 1, recipe.standardize_steps, recipe.frozen_statistics);
         let (input, targets) = train.batch(idx, &device)?;
@@ -120,17 +124,25 @@ where
                 format!("became {loss} at epoch {}, step {}; try a smaller lr", at.epoch, at.step),
             ));
         }
-        let grads = GradientsParams::from_grads(objective.loss.backward(), &net);
+        let mut backward = objective.loss.backward();
+        // With a head learning-rate factor the head's gradients go to its own optimiser.
+        let head_grads = head_optim.as_ref().map(|_| GradientsParams::from_module(&mut backward, &net.head));
+        let grads = GradientsParams::from_grads(backward, &net);
         let trunk_grad_norm = if trace.is_some() {
             flatten_gradients(&net.trunk, &grads).iter().map(|g| g * g).sum::<f64>().sqrt()
         } else {
             0.0
         };
-        let mut net = optim.step(config.lr_at(at), net, grads);
+        let lr = config.lr_at(at);
+        let mut net = optim.step(lr, net, grads);
+        if let (Some(head_optim), Some(head_grads)) = (head_optim.as_mut(), head_grads) {
+            net.head = head_optim.step(lr * recipe.head_lr_factor, net.head, head_grads);
+        }
         let rho = match natural.as_mut() {
             Some(natural) => {
+                let rho = L::natural_step_size(natural);
                 net.head = L::natural_update(natural, net.head, objective.features.clone().detach(), targets.clone())?;
-                recipe.natural_step
+                rho
             }
             None => 0.0,
         };
@@ -170,7 +182,8 @@ pub(crate) fn start_natural<T: Trunk, K: Kernel, L: HeadLikelihood>(
     if recipe.natural_step <= 0.0 {
         return Ok(None);
     }
-    let natural = L::natural_start(&net.head, recipe.natural_step)?;
+    let start = recipe.natural_step_start.unwrap_or(recipe.natural_step);
+    let natural = L::natural_start(&net.head, recipe.natural_step, start)?;
     net.head.q_mu = net.head.q_mu.clone().set_require_grad(false);
     net.head.q_sqrt = net.head.q_sqrt.clone().set_require_grad(false);
     Ok(Some(natural))

@@ -225,8 +225,19 @@ where
     /// Wraps `net` (on an autodiff device) to train by `recipe`; with `recipe.natural_step > 0`
     /// its head's `q(u)` leaves the optimiser and moves by natural-gradient steps, and with
     /// `recipe.standardize_steps` its feature normaliser freezes after that many optimiser steps.
+    /// burn-train's `Learner` steps the whole network with one optimiser, so a recipe with a
+    /// `head_lr_factor` other than 1 is refused.
     pub fn new(mut net: HybridNet<T, K, L>, recipe: &HybridConfig) -> Result<Self> {
         recipe.validate()?;
+        if recipe.head_lr_factor != 1.0 {
+            return Err(crate::error::Error::invalid(
+                "head_lr_factor",
+                format!(
+                    "the Learner path steps the whole network at one learning rate; got {} (train with fit_hybrid)",
+                    recipe.head_lr_factor
+                ),
+            ));
+        }
         let state = start_natural(&mut net, recipe)?.map(|s| Box::new(s) as Box<dyn Any + Send>);
         net.norm = net.norm.for_step(0, recipe.standardize_steps, recipe.frozen_statistics);
         let steps = StepState {
