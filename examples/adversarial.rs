@@ -274,7 +274,7 @@ fn run(args: &Args) -> Result<()> {
         (Some(path), _) => Some(SoftmaxNet::<MnistTrunk>::load(path, &devices.train)?),
         (None, Some(train)) if hybrid_file.is_none() && !args.hybrid.no_softmax => {
             let trunk = MnistTrunkConfig::new().init(&devices.train);
-            Some(hybrid::train_softmax(trunk, train, &test, &args.run, &devices)?.0)
+            Some(hybrid::train_softmax(trunk, train, &test, &args.run, &devices, false)?.0)
         }
         _ => None,
     };

@@ -5,7 +5,15 @@
 //! cargo run --release --example cifar_hybrid
 //! cargo run --release --example cifar_hybrid --features wgpu -- --device wgpu
 //! ```
-//! Data: <data>/cifar-10-batches-bin/ (data_batch_1..5.bin, test_batch.bin) from https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz; not shipped in ../shared/data; `--data` or `BURN_GP_DATA` sets `<data>`.
+//! Data: <data>/cifar-10-batches-bin/ (data_batch_1..5.bin, test_batch.bin, the binary version
+//! from https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz) if present, else
+//! <data>/cifar-10-jpeg/{train,test}/<class>/*.jpg (the 60 000 images as JPEG, quality 75, in
+//! ../shared/data; read by `burn_gp::data::load_image_folder` in a fixed shuffled order, so
+//! `--train-size N` takes a class-balanced subset); the first stderr line says which was read.
+//! `--data` or `BURN_GP_DATA` sets `<data>`.
+//! `--augment`: the usual CIFAR-10 recipe for both networks (random crops of 4-pixel padded
+//! images and horizontal flips, drawn from `--seed`; inputs standardised per channel with the
+//! training images' moments). Results: docs/results/cifar10.md.
 //! Defaults: the library's recipe (`burn_gp::nets::HybridConfig`; see `mnist_hybrid`), batch 128,
 //! 3 epochs, Adam lr 1e-3, ρ = 0.02, batch-standardised features, P = 128 (`--m`), f32.
 //! `--plot DIR` writes `cifar_hybrid_curves.svg` (training curves of both networks),
@@ -13,8 +21,9 @@
 //! diagrams, 15 bins).
 //! With `--json` the last stdout line is
 //! `{"example":"cifar_hybrid","accuracy":…,"nll":…,"ece":…,"epoch_s":…,"softmax_accuracy":…, …}`
-//! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_epoch_s`, `epochs`, `batch`, `lr`, `m`,
-//! `train_size`, `backend`).
+//! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_epoch_s`, `test_acc_by_epoch`,
+//! `softmax_test_acc_by_epoch`, `augment`, `epochs`, `batch`, `lr`, `m`, `train_size`, `backend`;
+//! docs/examples.md lists every key).
 mod common;
 #[path = "common/hybrid.rs"]
 mod hybrid;

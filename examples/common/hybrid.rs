@@ -11,12 +11,14 @@ use burn::module::Module;
 use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor};
 use burn_gp::calibration::{MeanFieldScaling, TemperatureScaling, VarianceScaling};
-use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant, Subset};
+use burn_gp::data::{
+    data_root, load_cifar10, load_cifar10_with_source, load_mnist, ImageAugmentation, ImageSet, MnistVariant, Subset,
+};
 use burn_gp::metrics;
 use burn_gp::models::ClassPredictive;
 use burn_gp::nets::{
-    fit_hybrid, fit_hybrid_traced, image_batch, Cifar10TrunkConfig, FeatureNorm, FrozenStatistics, HybridConfig,
-    HybridNet, HybridStep, MnistTrunkConfig, SoftmaxNet, Trunk,
+    fit_hybrid, fit_hybrid_traced, image_batch, AugmentedImages, Cifar10TrunkConfig, FeatureNorm, FrozenStatistics,
+    HybridConfig, HybridNet, HybridStep, ImageBatch, MnistTrunkConfig, SoftmaxNet, TrainingSet, Trunk,
 };
 use burn_gp::saved::{Blueprint, SavedModel};
 use burn_gp::tensors::to_vec;
@@ -48,7 +50,8 @@ pub enum ImageData {
     Mnist,
     /// Fashion-MNIST, `<data>/fashion-mnist/`.
     Fashion,
-    /// CIFAR-10 binary version, `<data>/cifar-10-batches-bin/`.
+    /// CIFAR-10: the binary version, `<data>/cifar-10-batches-bin/`, or else the JPEG images,
+    /// `<data>/cifar-10-jpeg/`.
     Cifar10,
 }
 
@@ -70,14 +73,27 @@ pub fn main(example: &str, data: ImageData) {
         let root = data_root(args.run.data.as_deref())?;
         match data {
             ImageData::Mnist | ImageData::Fashion => {
+                if args.hybrid.augment {
+                    return Err(burn_gp::Error::invalid(
+                        "augment",
+                        "the crop-and-flip augmentation is CIFAR-10's (a flipped digit is another digit)",
+                    ));
+                }
                 let variant =
                     if matches!(data, ImageData::Mnist) { MnistVariant::Digits } else { MnistVariant::Fashion };
                 let sets = (load_mnist(&root, variant, Subset::Train)?, load_mnist(&root, variant, Subset::Test)?);
-                run(example, data.name(), sets, |d| MnistTrunkConfig::new().init(d), &args.hybrid, &args.run)
+                run(example, data.name(), sets, |d, _| Ok(MnistTrunkConfig::new().init(d)), &args.hybrid, &args.run)
             }
             ImageData::Cifar10 => {
-                let sets = (load_cifar10(&root, Subset::Train)?, load_cifar10(&root, Subset::Test)?);
-                run(example, data.name(), sets, |d| Cifar10TrunkConfig::new().init(d), &args.hybrid, &args.run)
+                let (train, source) = load_cifar10_with_source(&root, Subset::Train)?;
+                eprintln!("{example}: read {source}");
+                let sets = (train, load_cifar10(&root, Subset::Test)?);
+                let augment = args.hybrid.augment;
+                let trunk = move |d: &Device, train: &ImageSet| match augment {
+                    true => Cifar10TrunkConfig::standardised_for(train).try_init(d),
+                    false => Ok(Cifar10TrunkConfig::new().init(d)),
+                };
+                run(example, data.name(), sets, trunk, &args.hybrid, &args.run)
             }
         }
     })());
@@ -109,6 +125,21 @@ pub struct HybridOptions {
     /// (0 = train q(u) by Adam too, as the paper does).
     #[arg(long, default_value_t = 0.02)]
     pub natural_step: f64,
+    /// Step size of the first natural-gradient update of q(u), falling as (τ+1)^-0.6 to
+    /// --natural-step (default: constant at --natural-step).
+    #[arg(long)]
+    pub natural_step_start: Option<f64>,
+    /// Factor on the learning rate of the head's parameters (kernel, inducing points) over the
+    /// trunk's (the library's `HybridConfig::head_lr_factor`).
+    #[arg(long, default_value_t = 1.0)]
+    pub head_lr_factor: f64,
+    /// The CIFAR-10 training recipe: every training batch cropped at random from a 4-pixel
+    /// zero-padded image and flipped left to right with probability ½ (drawn from --seed, the
+    /// same draws for both networks), and the trunk's input standardised per channel with the
+    /// training images' moments (`burn_gp::data::ImageAugmentation`, `burn_gp::nets::AugmentedImages`,
+    /// `Cifar10TrunkConfig::standardised_for`).
+    #[arg(long)]
+    pub augment: bool,
     /// How the trunk's features are normalised before the head.
     #[arg(long, value_enum, default_value_t = NormArg::Batch)]
     pub feature_norm: NormArg,
@@ -255,6 +286,19 @@ impl From<NormArg> for FeatureNorm {
     }
 }
 
+/// The test accuracy after each epoch of the network `name` among `curves` (`None` if it was not
+/// trained in this run).
+fn curve_of(curves: &[(&str, History)], name: &str) -> Option<Vec<f64>> {
+    let (_, history) = curves.iter().find(|(n, _)| *n == name)?;
+    Some(
+        history
+            .records
+            .iter()
+            .map(|r| r.metrics.iter().find(|(m, _)| m == "test_acc").map_or(f64::NAN, |m| m.1))
+            .collect(),
+    )
+}
+
 /// Test metrics of one trained network.
 pub struct Scores {
     /// Test accuracy.
@@ -383,6 +427,8 @@ pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> Hyb
         .with_seed(run.seed);
     HybridConfig { head, ..recipe }
         .with_natural_step(opts.natural_step)
+        .with_natural_step_start(opts.natural_step_start)
+        .with_head_lr_factor(opts.head_lr_factor)
         .with_feature_norm(opts.feature_norm.into())
         .with_standardize_steps(opts.standardize_steps)
         .with_frozen_statistics(match opts.freeze_mean_only {
@@ -401,6 +447,25 @@ pub fn train_hybrid<T: Trunk<Input = Tensor<4>>>(
     run: &RunOptions,
     devices: &Devices,
 ) -> Result<(HybridNet<T>, History)> {
+    if opts.augment {
+        let augmented = AugmentedImages::new(train.clone(), ImageAugmentation::cifar(), run.seed)?;
+        train_hybrid_on(trunk, train, &augmented, test, opts, run, devices)
+    } else {
+        train_hybrid_on(trunk, train, train, test, opts, run, devices)
+    }
+}
+
+/// [`train_hybrid`] drawing its minibatches from `batches` (the training images, augmented or
+/// not); the head is placed on the plain images `train`.
+fn train_hybrid_on<T: Trunk<Input = Tensor<4>>, S: TrainingSet<Input = Tensor<4>>>(
+    trunk: T,
+    train: &ImageSet,
+    batches: &S,
+    test: &ImageSet,
+    opts: &HybridOptions,
+    run: &RunOptions,
+    devices: &Devices,
+) -> Result<(HybridNet<T>, History)> {
     let recipe = recipe(train.num_classes, opts, run);
     let net = recipe.init(trunk, train, &devices.train)?;
     let config = run.train_config();
@@ -412,7 +477,7 @@ pub fn train_hybrid<T: Trunk<Input = Tensor<4>>>(
         Ok(vec![("test_acc".to_string(), hits as f64 / test.n as f64)])
     };
     let Some(path) = &opts.trace else {
-        return fit_hybrid(net, train, &recipe, &config, evaluate);
+        return fit_hybrid(net, batches, &recipe, &config, evaluate);
     };
     let io = |e: std::io::Error| burn_gp::Error::invalid("trace", format!("{}: {e}", path.display()));
     let mut out = std::io::BufWriter::new(std::fs::File::create(path).map_err(io)?);
@@ -450,7 +515,7 @@ pub fn train_hybrid<T: Trunk<Input = Tensor<4>>>(
             failed.get_or_insert(e);
         }
     };
-    let result = fit_hybrid_traced(net, train, &recipe, &config, evaluate, &mut write_row)?;
+    let result = fit_hybrid_traced(net, batches, &recipe, &config, evaluate, &mut write_row)?;
     match failed {
         Some(e) => Err(io(e)),
         None => Ok(result),
@@ -480,6 +545,12 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
     #[cfg(feature = "learner")]
     {
         use burn_gp::nets::{head_loaders, LearnerNet};
+        if opts.augment {
+            return Err(burn_gp::Error::invalid(
+                "augment",
+                "the --learner path draws plain batches; drop --learner or --augment",
+            ));
+        }
         use burn_gp::train::ScheduledLr;
         use burn_train::metric::{AccuracyMetric, LossMetric};
         use burn_train::{Learner, SupervisedTraining};
@@ -517,13 +588,19 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
 pub const TRACE_HEADER: &str = "step,epoch,loss,data_per_image,kl_per_image,batch_acc,raw_spread,raw_offset,head_spread,trunk_grad_norm,natural_step,kernel_variance,mean_lengthscale,q_mu_rms,q_sqrt_diag";
 
 /// Trains the softmax baseline with the same trunk architecture, optimiser and budget.
+/// With `augment`, the minibatches are augmented as the hybrid's are (the same draws).
 pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
     trunk: T,
     train: &ImageSet,
     test: &ImageSet,
     run: &RunOptions,
     devices: &Devices,
+    augment: bool,
 ) -> Result<(SoftmaxNet<T>, History)> {
+    let augmented = match augment {
+        true => Some(AugmentedImages::new(train.clone(), ImageAugmentation::cifar(), run.seed)?),
+        false => None,
+    };
     let net = SoftmaxNet::new(trunk, train.num_classes, &devices.train);
     let base = devices.base.clone();
     let evaluate = |m: &SoftmaxNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
@@ -536,7 +613,10 @@ pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
         train.n,
         &run.train_config(),
         |m, idx| {
-            let b = image_batch(train, idx, &dev)?;
+            let b: ImageBatch = match &augmented {
+                Some(augmented) => augmented.image_batch(idx, &dev)?,
+                None => image_batch(train, idx, &dev)?,
+            };
             Ok(m.loss(b.images, b.labels))
         },
         evaluate,
@@ -548,7 +628,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     example: &str,
     dataset: &str,
     (train, test): (ImageSet, ImageSet),
-    make_trunk: impl Fn(&Device) -> T,
+    make_trunk: impl Fn(&Device, &ImageSet) -> Result<T>,
     opts: &HybridOptions,
     run: &RunOptions,
 ) -> Result<()> {
@@ -575,11 +655,12 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             let dir =
                 opts.learner_dir.clone().unwrap_or_else(|| std::env::temp_dir().join(format!("burn-gp-{example}")));
             let (hybrid, epoch_s) =
-                train_with_learner(make_trunk(&devices.train), &train, &test, opts, run, &devices, &dir)?;
+                train_with_learner(make_trunk(&devices.train, &train)?, &train, &test, opts, run, &devices, &dir)?;
             (hybrid.valid(), epoch_s)
         }
         None => {
-            let (hybrid, history) = train_hybrid(make_trunk(&devices.train), &train, &test, opts, run, &devices)?;
+            let (hybrid, history) =
+                train_hybrid(make_trunk(&devices.train, &train)?, &train, &test, opts, run, &devices)?;
             run.write_curve(&history)?;
             let epoch_s = history.mean_epoch_s();
             curves.push(("hybrid", history));
@@ -598,7 +679,8 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         Some(path) => Some((SoftmaxNet::<T>::load(path, &devices.base)?, f64::NAN)),
         None if opts.no_softmax || opts.file.load.is_some() => None,
         None => {
-            let (net, history) = train_softmax(make_trunk(&devices.train), &train, &test, run, &devices)?;
+            let (net, history) =
+                train_softmax(make_trunk(&devices.train, &train)?, &train, &test, run, &devices, opts.augment)?;
             let net = net.valid();
             if let Some(path) = &opts.save_softmax {
                 net.save(path)?;
@@ -716,6 +798,9 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             "nll_calibrated_minus_softmax_se": nll_gap.map(|g| g.1),
             "nll_calibrated_minus_softmax_calibrated": nll_gap_calibrated.map(|g| g.0),
             "nll_calibrated_minus_softmax_calibrated_se": nll_gap_calibrated.map(|g| g.1),
+            "test_acc_by_epoch": curve_of(&curves, "hybrid"),
+            "softmax_test_acc_by_epoch": curve_of(&curves, "softmax"),
+            "augment": opts.augment,
             "epochs": run.epochs,
             "batch": run.batch,
             "lr": run.lr,
