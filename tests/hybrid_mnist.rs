@@ -10,20 +10,14 @@
 mod common;
 use std::sync::Mutex;
 
-use burn::module::Module;
-use burn::tensor::Device;
 use burn_gp::data::{load_mnist, ImageSet, MnistVariant, Subset};
-use burn_gp::device::{device_with_precision, Precision};
-use burn_gp::nets::{fit_hybrid, image_batch, HybridConfig, HybridNet, MnistTrunkConfig, Trunk};
-use burn_gp::train::{History, TrainConfig};
+use burn_gp::nets::{image_batch, HybridNet, MnistTrunkConfig, Trunk};
+use burn_gp::train::History;
 use common::data_root_or_skip;
+use common::hybrids::{assert_a_seed_repeats, f32_device, train_image_hybrid};
 
 /// The backend's generator is global: tests that seed it must not run at the same time.
 static SEEDED: Mutex<()> = Mutex::new(());
-
-fn device() -> Device {
-    device_with_precision(&burn_gp::device::default_backend_name(), Some(Precision::F32)).expect("device")
-}
 
 /// The first `train` training and `test` test images of MNIST, if the data is there.
 fn mnist(train: usize, test: usize) -> Option<(ImageSet, ImageSet)> {
@@ -36,21 +30,13 @@ fn mnist(train: usize, test: usize) -> Option<(ImageSet, ImageSet)> {
 /// Accuracy of `net` (without autodiff) on `set`.
 fn accuracy<T: Trunk<Input = burn::tensor::Tensor<4>>>(net: &HybridNet<T>, set: &ImageSet) -> f64 {
     let idx: Vec<usize> = (0..set.n).collect();
-    let pred = net.predict(image_batch(set, &idx, &device()).unwrap().images).unwrap();
+    let pred = net.predict(image_batch(set, &idx, &f32_device()).unwrap().images).unwrap();
     pred.classes().iter().zip(set.labels_usize()).filter(|(a, b)| **a == *b).count() as f64 / set.n as f64
 }
 
-/// Trains the paper's MNIST hybrid from `seed` by the library's recipe (Adam at 1e-3 annealed to 0,
-/// batch `batch`) and returns it without autodiff, with its history.
+/// Trains the paper's hybrid from `seed` by the library's recipe (see `common::hybrids`).
 fn train(set: &ImageSet, seed: u64, epochs: usize, batch: usize) -> (HybridNet<burn_gp::nets::MnistTrunk>, History) {
-    let dev = device().autodiff();
-    dev.seed(seed);
-    let mut recipe = HybridConfig::classes(10);
-    recipe.head.seed = seed;
-    let net = recipe.init(MnistTrunkConfig::new().init(&dev), set, &dev).unwrap();
-    let config = TrainConfig { batch_size: batch, progress: false, ..recipe.train_config(epochs, seed) };
-    let (net, history) = fit_hybrid(net, set, &recipe, &config, |_, _| Ok(Vec::new())).unwrap();
-    (net.valid(), history)
+    train_image_hybrid(|d| MnistTrunkConfig::new().init(d), set, seed, epochs, batch)
 }
 
 #[test]
@@ -72,14 +58,5 @@ fn hybrid_learns_real_mnist_for_three_seeds() {
 fn a_seed_repeats_a_hybrid_run_bit_for_bit() {
     let Some((train_set, test_set)) = mnist(640, 200) else { return };
     let _guard = SEEDED.lock().unwrap_or_else(|p| p.into_inner());
-    let run = |seed| {
-        let (net, history) = train(&train_set, seed, 1, 64);
-        let idx: Vec<usize> = (0..test_set.n).collect();
-        let (mean, var) = net.marginals(image_batch(&test_set, &idx, &device()).unwrap().images).unwrap();
-        (history.records[0].objective, burn_gp::tensors::to_vec(mean), burn_gp::tensors::to_vec(var))
-    };
-    let (first, again, other) = (run(7), run(7), run(8));
-    assert_eq!(first.0.to_bits(), again.0.to_bits(), "objective {} vs {}", first.0, again.0);
-    assert!(first.1 == again.1 && first.2 == again.2, "the same seed gave different predictions");
-    assert!(first.1 != other.1, "another seed gave the same predictions");
+    assert_a_seed_repeats(|d| MnistTrunkConfig::new().init(d), &train_set, &test_set, 64);
 }

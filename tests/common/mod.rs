@@ -1,5 +1,6 @@
 //! Helpers shared by the integration tests.
 #![allow(dead_code)]
+pub mod hybrids;
 pub mod mlp;
 pub mod tables;
 use burn::tensor::{Device, Tensor, TensorData};
