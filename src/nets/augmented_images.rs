@@ -4,7 +4,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use burn::tensor::{Device, Tensor};
 
-use super::{image_batch, ImageBatch, TrainingSet};
+use super::batch::batch_from_pixels;
+use super::{ImageBatch, TrainingSet};
 use crate::data::{ImageAugmentation, ImageSet};
 use crate::error::{Error, Result};
 
@@ -35,20 +36,23 @@ impl AugmentedImages {
 
     /// The images `idx`, augmented (one new draw per call), as a minibatch on `device`.
     pub fn image_batch(&self, idx: &[usize], device: &Device) -> Result<ImageBatch> {
+        if idx.is_empty() {
+            return Err(Error::Empty { context: "image batch indices".into() });
+        }
         let call = self.calls.fetch_add(1, Ordering::Relaxed);
         let mut rng = ImageAugmentation::batch_rng(self.seed, call);
         let shape = [self.set.channels, self.set.height, self.set.width];
-        let per = self.set.pixels_per_image();
-        let mut images = vec![0u8; idx.len() * per];
-        for (&i, out) in idx.iter().zip(images.chunks_exact_mut(per)) {
-            let image =
+        let mut image = vec![0u8; self.set.pixels_per_image()];
+        let mut pixels = Vec::with_capacity(idx.len() * image.len());
+        let mut labels = Vec::with_capacity(idx.len());
+        for &i in idx {
+            let source =
                 self.set.image(i).ok_or_else(|| Error::invalid("idx", format!("image {i} of {}", self.set.n)))?;
-            let draw = self.augmentation.draw(&mut rng);
-            self.augmentation.apply(image, shape, draw, out);
+            self.augmentation.apply(source, shape, self.augmentation.draw(&mut rng), &mut image);
+            pixels.extend(image.iter().map(|&p| p as f32 / 255.0));
+            labels.push(usize::from(self.set.labels[i]));
         }
-        let labels = idx.iter().map(|&i| self.set.labels[i]).collect();
-        let batch = ImageSet::new(images, labels, shape, self.set.num_classes)?;
-        image_batch(&batch, &(0..idx.len()).collect::<Vec<_>>(), device)
+        batch_from_pixels(pixels, labels, shape, self.set.num_classes, device)
     }
 }
 

@@ -30,9 +30,21 @@ pub fn image_batch(set: &ImageSet, idx: &[usize], device: &Device) -> Result<Ima
         pixels.extend(img.iter().map(|&p| p as f32 / 255.0));
         label_values.push(set.labels[i] as usize);
     }
-    let b = idx.len();
-    let images = Tensor::<4>::from_data(TensorData::new(pixels, [b, set.channels, set.height, set.width]), device);
-    let targets = one_hot(&label_values, set.num_classes, device)?;
+    batch_from_pixels(pixels, label_values, [set.channels, set.height, set.width], set.num_classes, device)
+}
+
+/// A minibatch of `label_values.len()` images from their pixels on the `[0, 1]` scale
+/// (`[B, C, H, W]` row-major) and labels in `0..classes`.
+pub(crate) fn batch_from_pixels(
+    pixels: Vec<f32>,
+    label_values: Vec<usize>,
+    [c, h, w]: [usize; 3],
+    classes: usize,
+    device: &Device,
+) -> Result<ImageBatch> {
+    let b = label_values.len();
+    let images = Tensor::<4>::from_data(TensorData::new(pixels, [b, c, h, w]), device);
+    let targets = one_hot(&label_values, classes, device)?;
     let ints: Vec<i64> = label_values.iter().map(|&l| l as i64).collect();
     let labels = Tensor::<1, Int>::from_data(TensorData::new(ints, [b]), device);
     Ok(ImageBatch { images, targets, labels, label_values })

@@ -34,7 +34,7 @@ impl InputStandardiser {
         if mean.iter().any(|m| !m.is_finite()) || std.iter().any(|s| !(s.is_finite() && *s > 0.0)) {
             return Err(Error::invalid("std", format!("means {mean:?} must be finite and spreads {std:?} positive")));
         }
-        Ok(Self::from_parts(mean.to_vec(), std.iter().map(|s| 1.0 / s).collect(), device))
+        Ok(Self::unchecked(mean, std, device))
     }
 
     /// As [`new`](Self::new) without the checks (a zero spread divides by zero).
