@@ -20,6 +20,17 @@ pub fn is_f64() -> bool {
     burn_gp::device::precision(&device()) == burn_gp::device::Precision::F64
 }
 
+/// True (after printing that `test` is skipped, and why) when the default device computes in f32:
+/// for the checks inside a test that only f64 can make (finite differences, f64 tolerances),
+/// after the parts that hold in either precision.
+pub fn skip_unless_f64(test: &str) -> bool {
+    let skip = !is_f64();
+    if skip {
+        eprintln!("skipped in f32: the rest of {test} (finite differences or f64 tolerances)");
+    }
+    skip
+}
+
 /// Tolerance by precision: `f64_tol` on CPU, `f32_tol` on GPU backends.
 pub fn tol(f64_tol: f64, f32_tol: f64) -> f64 {
     if is_f64() {

@@ -44,19 +44,21 @@ fn cholesky_matches_closed_form_2x2() {
 }
 
 #[test]
+#[cfg_attr(
+    any(feature = "wgpu", feature = "cuda"),
+    ignore = "f64-only: finite differences or f64 tolerances; the GPU backends compute in f32"
+)]
 fn cholesky_gradient_matches_finite_differences() {
-    if !is_f64() {
-        return; // finite differences are meaningless in f32
-    }
     let err = check_grad(6, 8, 7, |x| cholesky(spd(x)).unwrap());
     assert!(err < 1e-6, "relative error {err}");
 }
 
 #[test]
+#[cfg_attr(
+    any(feature = "wgpu", feature = "cuda"),
+    ignore = "f64-only: finite differences or f64 tolerances; the GPU backends compute in f32"
+)]
 fn tri_inverse_and_solves_gradients_match_finite_differences() {
-    if !is_f64() {
-        return;
-    }
     let b_cols = 3;
     let rhs = |n: usize, dev: &burn::tensor::Device| t2(uniform(n * b_cols, 5), n, b_cols, dev);
     let e1 = check_grad(5, 7, 11, |x| tri_inverse(cholesky(spd(x)).unwrap()));
@@ -95,10 +97,11 @@ fn tri_inverse_and_solves_gradients_match_finite_differences() {
 /// (`[1, n, n]` against `[2, n, k]`), differentiated with respect to the factors and the
 /// right-hand sides at once.
 #[test]
+#[cfg_attr(
+    any(feature = "wgpu", feature = "cuda"),
+    ignore = "f64-only: finite differences or f64 tolerances; the GPU backends compute in f32"
+)]
 fn batched_and_broadcast_solves_gradients_match_finite_differences() {
-    if !is_f64() {
-        return;
-    }
     let rhs = |x: &Tensor<2>| Tensor::stack::<3>(vec![x.clone().slice([0..4, 0..3]), x.clone().slice([0..4, 3..6])], 0);
     for trans in [false, true] {
         let batched = check_grad(4, 6, 31, |x| {
@@ -130,7 +133,7 @@ fn dense_matmul_matches_burn_and_its_gradient_matches_finite_differences() {
     assert!(max_rel_err(&ours, &host(a.matmul(b)), 1e-3) < tol(1e-14, 1e-6));
     let bad = burn_gp::linalg::matmul(t2(vec![0.0; 6], 2, 3, &dev), t2(vec![0.0; 4], 2, 2, &dev));
     assert!(matches!(bad, Err(Error::ShapeMismatch { .. })));
-    if !is_f64() {
+    if skip_unless_f64("dense_matmul_matches_burn_and_its_gradient_matches_finite_differences") {
         return;
     }
     // all four transpose combinations, gradients with respect to both operands
@@ -255,7 +258,7 @@ fn batched_matmul_matches_burn_and_its_gradient_matches_finite_differences() {
     assert!(matches!(bad_batch, Err(Error::ShapeMismatch { .. })));
     let bad_inner = burn_gp::linalg::batched_matmul(a, b, true, false);
     assert!(matches!(bad_inner, Err(Error::ShapeMismatch { .. })));
-    if !is_f64() {
+    if skip_unless_f64("batched_matmul_matches_burn_and_its_gradient_matches_finite_differences") {
         return;
     }
     // gradients with respect to both stored operands, batch of 2, every transpose combination
@@ -321,7 +324,7 @@ fn exp_bilinear_contract_matches_tensor_ops_and_finite_differences() {
         t2(uniform(g * p * m * m, 1), g * p * m, m, &dev).reshape([g, p, m, m]),
     );
     assert!(matches!(bad_v, Err(Error::ShapeMismatch { .. })));
-    if !is_f64() {
+    if skip_unless_f64("exp_bilinear_contract_matches_tensor_ops_and_finite_differences") {
         return;
     }
     // gradients in the free parameters; the error is relative to the largest gradient entry, since
@@ -369,10 +372,11 @@ fn reference_forward(l: &[f64], b: &[f64], n: usize, k: usize) -> Vec<f64> {
 }
 
 #[test]
+#[cfg_attr(
+    any(feature = "wgpu", feature = "cuda"),
+    ignore = "f64-only: finite differences or f64 tolerances; the GPU backends compute in f32"
+)]
 fn t2_cholesky_and_solves_match_a_reference_up_to_size_300() {
-    if !is_f64() {
-        return;
-    }
     let dev = device();
     for (s, n) in [1, 2, 3, 8, 31, 100, 300].into_iter().enumerate() {
         let c = n + 5; // X Xᵀ/c + I: eigenvalues in [1, ~5]

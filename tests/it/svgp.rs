@@ -91,10 +91,11 @@ fn elbo_of_z(zv: &[f64], m: usize, data: &Data, dev: &burn::tensor::Device, prob
 }
 
 #[test]
+#[cfg_attr(
+    any(feature = "wgpu", feature = "cuda"),
+    ignore = "f64-only: finite differences or f64 tolerances; the GPU backends compute in f32"
+)]
 fn elbo_gradient_wrt_inducing_inputs_matches_finite_differences() {
-    if !is_f64() {
-        return;
-    }
     let data = toy(25, 2, 5);
     let m = 6;
     let zv = uniform(m * 2, 9);
