@@ -3,6 +3,13 @@
 //! f32 as the examples run: it must learn well past chance in a few epochs, and a seed must
 //! repeat a run bit for bit.
 //!
+//! The learning test is `#[ignore]`d: it is a learning run, 8 min 11 s on an idle 2-core Xeon in
+//! the test profile and about 30 min on CI's cores (it took CI's `.ci/run` from 28 to 57 min), and
+//! long learning runs belong in benchmarks. Run it with
+//! `cargo test --test hybrid_cifar -- --ignored` (docs/results/cifar10.md). The bit-for-bit test
+//! (two steps, three runs) stays in `cargo test`: it trains on the real images through the whole
+//! pipeline.
+//!
 //! The bound is low because the recipe learns CIFAR-10 slowly (docs/results/cifar10.md): on a
 //! 2-core Xeon (family 6 model 167) the learning test reached 0.203 with the objective falling
 //! from 3.44 to 2.72; the bound, 0.13, is chance (0.10) plus three standard errors of an accuracy
@@ -48,6 +55,8 @@ fn train(set: &ImageSet, seed: u64, epochs: usize, batch: usize) -> (HybridNet<C
 }
 
 #[test]
+#[ignore = "a learning run: 8 min on an idle 2-core Xeon, about 30 min on CI's cores; run it with \
+            cargo test --test hybrid_cifar -- --ignored"]
 fn hybrid_learns_real_cifar10() {
     let Some((train_set, test_set)) = cifar(2000, 1000) else { return };
     let _guard = SEEDED.lock().unwrap_or_else(|p| p.into_inner());
@@ -62,7 +71,9 @@ fn hybrid_learns_real_cifar10() {
 
 #[test]
 fn a_seed_repeats_a_cifar_hybrid_run_bit_for_bit() {
-    let Some((train_set, test_set)) = cifar(384, 100) else { return };
+    // 256 images, batch 128: two steps a run.
+    let Some((train_set, test_set)) = cifar(256, 100) else { return };
     let _guard = SEEDED.lock().unwrap_or_else(|p| p.into_inner());
     assert_a_seed_repeats(|d| Cifar10TrunkConfig::new().init(d), &train_set, &test_set, 128);
 }
+
