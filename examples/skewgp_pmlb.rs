@@ -183,7 +183,7 @@ struct Args {
     /// After the exact predictions, re-estimate by minimax exponential tilting every test point
     /// whose `p(y = 1)` or `1 − p` is below this (0 = off), each with its own tilted numerator:
     /// the shared pass is tilted towards the denominator, and its relative error grows on such
-    /// test points (`docs/results/skew_gp.md`, "Minimax tilting").
+    /// test points (`docs/results/log/skew_gp-minimax-tilting.md`).
     #[arg(long, default_value_t = 0.0)]
     tilt_below: f64,
     /// Lattice points per shift of the tilted estimates (`--exact-shifts` shifts).

@@ -163,7 +163,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// [`crate::mvn::tilted_log_cdf`]). The ratio is then an importance-sampling average of
     /// `x*`'s conditional probability with even weights; Genz's own weights, on posteriors of a
     /// few hundred training points, concentrate on a few points and bias the ratios (see
-    /// `docs/results/skew_gp.md`, "Minimax tilting"). The test points that touch the same groups
+    /// `docs/results/log/skew_gp-minimax-tilting.md`). The test points that touch the same groups
     /// share one pass over `points`: the denominator's factors are computed once a point and
     /// each test point adds its last one, so `m` test points cost `O(N(t² + m t))` for `N`
     /// points and `t` variables, not `O(m N t²)`, plus one Newton solve of dimension `2(t − 1)`
