@@ -14,7 +14,7 @@ use burn_gp::models::deep_gp::{
     psi_statistics, DeepGp, DeepGpBlock, DeepGpConfig, DeepGpLayer, GaussianActivations, LayerValues, MeanFunction,
     Mode, MomentLinear,
 };
-use burn_gp::train::TrainConfig;
+use burn_gp::train::{OptimizerConfig, TrainConfig};
 use burn_gp::Error;
 use rand::rngs::StdRng;
 use rand::SeedableRng;
@@ -1048,6 +1048,50 @@ fn bad_input_gives_typed_errors() {
     let a = DeepGpLayer::from_values(&problem_a()[0].values(), &dev).unwrap();
     let b2 = DeepGpLayer::from_values(&problem_b(false)[1].values(), &dev).unwrap();
     assert!(matches!(DeepGp::new(vec![DeepGpBlock::gp(a), DeepGpBlock::gp(b2)], 5), Err(Error::ShapeMismatch { .. })));
+}
+
+/// Every parameter value of `model`, flattened in module order.
+fn parameter_values(model: &DeepGp) -> Vec<f64> {
+    let mut p = Params { path: Vec::new(), grads: None, out: Vec::new() };
+    model.visit(&mut p);
+    p.out.into_iter().flat_map(|(_, v, _)| v).collect()
+}
+
+/// `fit` trains with `TrainConfig::optimizer` (it ran Adam whatever was asked before issue 94):
+/// from one initial model, Adam, Adadelta and the sign-adaptive step end at different parameters;
+/// `Adam` is the authors' Adam (ε = 1e-8 on `−F̂`, i.e. 1e-8/N on `−F̂/N`) bit for bit; and an
+/// optimiser with bad settings is a typed error, not a silent Adam run.
+#[test]
+fn fit_trains_with_the_train_configs_optimiser() {
+    let ad = ad_device();
+    let (x, y) = step_data(40, 2);
+    let model = DeepGpConfig::new(1).with_hidden(vec![2]).with_num_inducing(8).init(&x, &y, 40, 1, &ad).unwrap();
+    let (xa, ya) = (col(&x, &ad), col(&y, &ad));
+    let config = |optimizer| TrainConfig {
+        epochs: 2,
+        batch_size: 20,
+        lr: 0.02,
+        seed: 1,
+        progress: false,
+        optimizer,
+        ..Default::default()
+    };
+    let run = |optimizer| parameter_values(&model.clone().fit(&xa, &ya, &config(optimizer)).unwrap().0);
+    let start = parameter_values(&model);
+    let adam = run(OptimizerConfig::Adam);
+    let adadelta = run(OptimizerConfig::Adadelta { rho: 0.9, epsilon: 1e-5 });
+    let sign = run(OptimizerConfig::SignAdaptive { initial_step: 0.01 });
+    for (name, p) in [("Adam", &adam), ("Adadelta", &adadelta), ("sign-adaptive", &sign)] {
+        assert!(p.iter().all(|v| v.is_finite()), "{name}: non-finite parameters");
+        assert!(*p != start, "{name} did not move the parameters");
+    }
+    assert!(adam != adadelta && adam != sign && adadelta != sign, "two optimisers gave the same run");
+    let paper = burn::optim::AdamConfig::new().with_epsilon((1e-8 / 40.0) as f32);
+    let (by_adam_config, _) =
+        model.clone().fit_with_adam(&xa, &ya, &config(OptimizerConfig::Adam), paper, |_, _| Ok(Vec::new())).unwrap();
+    assert!(parameter_values(&by_adam_config) == adam, "OptimizerConfig::Adam is not the authors' Adam");
+    let bad = config(OptimizerConfig::Adadelta { rho: 2.0, epsilon: 1e-5 });
+    assert!(matches!(model.clone().fit(&xa, &ya, &bad), Err(Error::InvalidArgument { ref name, .. }) if name == "optimizer"));
 }
 
 #[test]
