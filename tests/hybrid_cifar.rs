@@ -76,4 +76,3 @@ fn a_seed_repeats_a_cifar_hybrid_run_bit_for_bit() {
     let _guard = SEEDED.lock().unwrap_or_else(|p| p.into_inner());
     assert_a_seed_repeats(|d| Cifar10TrunkConfig::new().init(d), &train_set, &test_set, 128);
 }
-

@@ -25,8 +25,41 @@ pub(crate) fn write<M: Module>(path: &Path, spec: &Spec, module: M) -> Result<()
     super::atomic::write_atomically(path, &out)
 }
 
+/// A model file read from disk: its description and its weights, not yet loaded into a module.
+pub(crate) struct ReadFile {
+    /// The model's description.
+    pub(crate) spec: Spec,
+    /// The weights.
+    record: ModuleRecord,
+    /// The weights' size in the file, which bounds what a rebuild from `spec` may allocate.
+    weight_bytes: usize,
+}
+
+impl ReadFile {
+    /// Runs `rebuild` on the description within the cell budget of the weights' bytes (see
+    /// [`super::budget`]).
+    pub(crate) fn rebuild<T>(&self, rebuild: impl FnOnce(&Spec) -> Result<T>) -> Result<T> {
+        super::budget::within(self.weight_bytes, || rebuild(&self.spec))
+    }
+
+    /// Loads the weights into `skeleton`, and gives back the description. A skeleton with more parameters than the weights'
+    /// bytes can hold (Burn's layers allocate theirs lazily, so a rebuild need not have
+    /// allocated them yet), or one the record does not fit, is [`Error::ModelMismatch`].
+    pub(crate) fn fill<M: Module>(self, path: &Path, skeleton: M) -> Result<(M, Spec)> {
+        let (wanted, held) = (skeleton.num_params(), super::budget::cells_in(self.weight_bytes));
+        if wanted > held {
+            return Err(mismatch(
+                path,
+                format!("the description asks for {wanted} parameters, the weights hold at most {held}"),
+            ));
+        }
+        let loaded = skeleton.try_load_record(self.record).map_err(|e| mismatch(path, e))?;
+        Ok((loaded, self.spec))
+    }
+}
+
 /// Reads the description and the weights' record from `path`.
-pub(crate) fn read(path: &Path) -> Result<(Spec, ModuleRecord)> {
+pub(crate) fn read(path: &Path) -> Result<ReadFile> {
     let bytes = std::fs::read(path).map_err(|source| Error::Io { path: path.to_path_buf(), source })?;
     let bad = |reason: String| Error::BadFormat { path: path.to_path_buf(), reason };
     if bytes.len() < MAGIC.len() + 8 || &bytes[..MAGIC.len()] != MAGIC {
@@ -44,14 +77,10 @@ pub(crate) fn read(path: &Path) -> Result<(Spec, ModuleRecord)> {
     if used != end - start {
         return Err(bad(format!("{} stray bytes after the model description", end - start - used)));
     }
+    let weight_bytes = bytes.len() - end;
     let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes[end..].to_vec()))
         .map_err(|e| bad(format!("weights: {e}")))?;
-    Ok((spec, record.cast_to_module_dtype()))
-}
-
-/// Loads `record` into `skeleton`; a record that does not fit it is [`Error::ModelMismatch`].
-pub(crate) fn fill<M: Module>(path: &Path, skeleton: M, record: ModuleRecord) -> Result<M> {
-    skeleton.try_load_record(record).map_err(|e| mismatch(path, e))
+    Ok(ReadFile { spec, record: record.cast_to_module_dtype(), weight_bytes })
 }
 
 /// [`Error::ModelMismatch`] for `path` with `reason`.

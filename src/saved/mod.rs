@@ -26,6 +26,7 @@
 //! A network of your own saves with its GP head once it implements [`Blueprint`] (describe its
 //! widths in a [`Spec`], rebuild it from them).
 mod atomic;
+mod budget;
 mod file;
 mod models;
 mod networks;
@@ -68,9 +69,9 @@ impl<M: Blueprint + Module> SavedModel for M {
     }
     fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
         let path = path.as_ref();
-        let (spec, record) = file::read(path)?;
-        let skeleton = M::rebuild(&spec, device).map_err(|e| file::mismatch(path, e))?;
-        file::fill(path, skeleton, record)
+        let weights = file::read(path)?;
+        let skeleton = weights.rebuild(|spec| M::rebuild(spec, device)).map_err(|e| file::mismatch(path, e))?;
+        Ok(weights.fill(path, skeleton)?.0)
     }
 }
 

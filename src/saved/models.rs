@@ -6,7 +6,7 @@ use burn::tensor::{Device, Tensor};
 use faer::Mat;
 
 use super::pieces::inducing_count;
-use super::{file, Blueprint, SavedModel, Spec};
+use super::{budget, file, Blueprint, SavedModel, Spec};
 use crate::error::{Error, Result};
 use crate::inducing::{InducingPoints, InducingVariables};
 use crate::kernels::Kernel;
@@ -21,14 +21,13 @@ use crate::models::{
 use crate::tensors::{matrix, to_vec};
 use crate::train::History;
 
-/// Largest size a file may ask a skeleton to allocate in one dimension product (a guard against
-/// damaged files).
-const MAX_CELLS: usize = 1 << 28;
-
+/// The number of values of shape `dims` that a description says it holds (nothing is allocated:
+/// the values are in the description already); a product that overflows or exceeds
+/// [`budget::MAX_CELLS`] is an error.
 fn checked_cells(dims: &[usize]) -> Result<usize> {
     dims.iter()
         .try_fold(1usize, |acc, &d| acc.checked_mul(d))
-        .filter(|&c| c <= MAX_CELLS)
+        .filter(|&c| c <= budget::MAX_CELLS)
         .ok_or_else(|| Error::invalid("model file", format!("implausible shape {dims:?}")))
 }
 
@@ -50,7 +49,10 @@ where
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("Svgp", Some(2), Some(1), Some(3))?;
         let inducing = InducingPoints::rebuild(&spec.parts[1], device)?;
-        checked_cells(&[spec.sizes[0], inducing_count(&inducing), inducing_count(&inducing)])?;
+        let m = inducing_count(&inducing);
+        // q(u): the means and the covariance factors.
+        budget::cells(&[spec.sizes[0], m])?;
+        budget::cells(&[spec.sizes[0], m, m])?;
         SvgpConfig::new(spec.sizes[1]).with_num_latent(spec.sizes[0]).with_jitter(spec.values[0]).init(
             K::rebuild(&spec.parts[0], device)?,
             inducing,
@@ -86,7 +88,9 @@ impl Blueprint for DeepGpLayer {
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("DeepGpLayer", Some(5), Some(2), Some(0))?;
         let [d, m, din, h, mean] = [spec.sizes[0], spec.sizes[1], spec.sizes[2], spec.sizes[3], spec.sizes[4]];
-        checked_cells(&[d, m, m.max(din)])?;
+        for dims in [&[d, m, m][..], &[d, m, din], &[h, din], &[h], &[d, m], &[din, d * mean.min(1)]] {
+            budget::cells(dims)?;
+        }
         let mut r = vec![0.0; d * m * m];
         (0..d * m).for_each(|k| r[k * m + k % m] = 1.0);
         let values = LayerValues {
@@ -125,7 +129,7 @@ impl Blueprint for DeepGpBlock {
         match spec.sizes[..] {
             [] => Ok(Self::gp(gp)),
             [din, dout, bias] => {
-                checked_cells(&[din, dout])?;
+                budget::cells(&[din + 1, dout])?;
                 let linear = LinearConfig::new(din, dout).with_bias(bias == 1).init(device);
                 Self::with_linear(MomentLinear::new(linear), gp)
             }
@@ -181,8 +185,8 @@ impl<K: Kernel + Blueprint> SavedModel for EpFit<K> {
     }
     fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
         let path = path.as_ref();
-        let (spec, record) = file::read(path)?;
-        let parts = || -> Result<_> {
+        let weights = file::read(path)?;
+        let parts = |spec: &Spec| -> Result<_> {
             spec.expect("EpFit", Some(2), None, Some(1))?;
             let (m, n) = (spec.sizes[0], spec.sizes[1]);
             let want = checked_cells(&[m, m])?.checked_add(m + 2 * n + 2);
@@ -195,8 +199,8 @@ impl<K: Kernel + Blueprint> SavedModel for EpFit<K> {
             }
             Ok((model, m, n))
         };
-        let (model, m, n) = parts().map_err(|e| file::mismatch(path, e))?;
-        let model = file::fill(path, model, record)?;
+        let (model, m, n) = weights.rebuild(parts).map_err(|e| file::mismatch(path, e))?;
+        let (model, spec) = weights.fill(path, model)?;
         let v = &spec.values;
         let beta = v[..m].to_vec();
         let lb = Mat::from_fn(m, m, |i, j| v[m + i * m + j]);
@@ -229,7 +233,8 @@ impl<K: Kernel + Blueprint> Blueprint for SkewGp<K> {
         if spec.values.len() != s + 1 {
             return Err(Error::shape("SkewGp values (phases, jitter)", s + 1, spec.values.len()));
         }
-        let pseudo = vec![0.0; checked_cells(&[s, p])?];
+        budget::cells(&[s])?;
+        let pseudo = vec![0.0; budget::cells(&[s, p])?];
         let kernel = K::rebuild(&spec.parts[0], device)?;
         SkewGp::new(kernel, &pseudo, &spec.values[..s], &vec![0.0; s], spec.values[s], device)
     }
@@ -263,18 +268,21 @@ impl<K: Kernel + Blueprint> SavedModel for FullEpFit<K> {
     }
     fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
         let path = path.as_ref();
-        let (spec, record) = file::read(path)?;
-        let skeleton = || -> Result<_> {
+        let weights = file::read(path)?;
+        let skeleton = |spec: &Spec| -> Result<_> {
             spec.expect("FullEpFit", Some(2), None, Some(1))?;
             let (n, d) = (spec.sizes[0], spec.sizes[1]);
+            if n == 0 || d == 0 {
+                return Err(Error::invalid("model file", format!("a full-EP fit on {n} × {d} training inputs")));
+            }
             let want = checked_cells(&[n, d])?.checked_add(2 * n + 2);
             if want != Some(spec.values.len()) {
                 return Err(Error::shape("FullEpFit values (x, ν̃, μ̃, log Z, skipped)", want, spec.values.len()));
             }
             Ok((FullEpClassifier::<K>::rebuild(&spec.parts[0], device)?, n, d))
         };
-        let (model, n, d) = skeleton().map_err(|e| file::mismatch(path, e))?;
-        let model = file::fill(path, model, record)?;
+        let (model, n, d) = weights.rebuild(skeleton).map_err(|e| file::mismatch(path, e))?;
+        let (model, spec) = weights.fill(path, model)?;
         let v = &spec.values;
         let x = matrix(v[..n * d].to_vec(), n, d, device)?;
         let rest = &v[n * d..];
@@ -303,18 +311,21 @@ impl<K: Kernel + Blueprint> SavedModel for SkewGpPosterior<K> {
     }
     fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
         let path = path.as_ref();
-        let (spec, record) = file::read(path)?;
-        let skeleton = || -> Result<_> {
+        let weights = file::read(path)?;
+        let skeleton = |spec: &Spec| -> Result<_> {
             spec.expect("SkewGpPosterior", Some(4), None, Some(1))?;
             let [n, p, draws, t] = [spec.sizes[0], spec.sizes[1], spec.sizes[2], spec.sizes[3]];
+            if n == 0 || p == 0 {
+                return Err(Error::invalid("model file", format!("a skew-GP posterior on {n} × {p} training inputs")));
+            }
             let want = checked_cells(&[n, p])?.checked_add(n).zip(checked_cells(&[draws, t]).ok()).map(|(a, b)| a + b);
             if want != Some(spec.values.len()) {
                 return Err(Error::shape("SkewGpPosterior values (x, labels, draws)", want, spec.values.len()));
             }
             Ok((SkewGp::<K>::rebuild(&spec.parts[0], device)?, [n, p, draws, t]))
         };
-        let (model, [n, p, draws, t]) = skeleton().map_err(|e| file::mismatch(path, e))?;
-        let model = file::fill(path, model, record)?;
+        let (model, [n, p, draws, t]) = weights.rebuild(skeleton).map_err(|e| file::mismatch(path, e))?;
+        let (model, spec) = weights.fill(path, model)?;
         let v = &spec.values;
         let x = matrix(v[..n * p].to_vec(), n, p, device)?;
         let labels: Vec<usize> = v[n * p..n * p + n].iter().map(|&l| usize::from(l > 0.5)).collect();
@@ -411,6 +422,11 @@ where
             return Err(Error::invalid("model file", "a decoupled GP has 3 or 4 parts"));
         }
         let mean_points = spec.parts.get(3).map(|p| InducingPoints::rebuild(p, device)).transpose()?;
+        let cov_basis = I::rebuild(&spec.parts[2], device)?;
+        // The mean basis's weights and the covariance basis's factor.
+        budget::cells(&[mean_points.as_ref().map_or(0, inducing_count)])?;
+        let m = cov_basis.num_inducing();
+        budget::cells(&[m, m])?;
         DecoupledGpConfig::new(spec.sizes[0])
             .with_jitter(spec.values[0])
             .with_natural_gradients(spec.sizes[1] == 1)
@@ -419,7 +435,7 @@ where
             .init(
                 K::rebuild(&spec.parts[0], device)?,
                 mean_points,
-                I::rebuild(&spec.parts[2], device)?,
+                cov_basis,
                 L::rebuild(&spec.parts[1], device)?,
                 device,
             )

@@ -2,7 +2,7 @@
 //! a GP head.
 use burn::tensor::Device;
 
-use super::{Blueprint, Spec};
+use super::{budget, Blueprint, Spec};
 use crate::error::{Error, Result};
 use crate::inducing::InducingPoints;
 use crate::kernels::Kernel;
@@ -24,6 +24,10 @@ impl Blueprint for MnistTrunk {
         if c == 0 || !(5..=1024).contains(&side) || out == 0 {
             return Err(Error::invalid("model file", format!("implausible MNIST trunk {c}×{side}² → {out}")));
         }
+        // The input and output layers' widths (Burn allocates its layers lazily; the loader
+        // checks the whole trunk's parameter count against the weights before they are).
+        budget::cells(&[c])?;
+        budget::cells(&[out])?;
         Ok(MnistTrunkConfig::new().with_channels(c).with_side(side).with_out_dim(out).init(device))
     }
 }
@@ -63,6 +67,8 @@ impl Blueprint for FeatureNormalizer {
             3 => FeatureNorm::Identity,
             other => return Err(Error::invalid("model file", format!("unknown feature normaliser {other}"))),
         };
+        // Running mean and variance, and a scale and shift for the affine kind.
+        budget::cells(&[spec.sizes[1].max(1), 4])?;
         Ok(FeatureNormalizer::new(kind, spec.sizes[1].max(1), device))
     }
 }

@@ -1,7 +1,7 @@
 //! [`Blueprint`]s of the pieces models are built from: kernels, inducing points, likelihoods.
 use burn::tensor::Device;
 
-use super::{Blueprint, Spec};
+use super::{budget, Blueprint, Spec};
 use crate::error::{Error, Result};
 use crate::inducing::{FourierFeatures, InducingPoints, InducingVariables};
 use crate::kernels::{AdditiveMatern, ArcSine, Matern, MaternNu, Rbf, SeparableMatern};
@@ -14,7 +14,7 @@ impl Blueprint for Rbf {
     }
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("Rbf", Some(1), Some(0), Some(0))?;
-        Rbf::new(&vec![1.0; spec.sizes[0].max(1)], 1.0, device)
+        Rbf::new(&vec![1.0; budget::cells(&[spec.sizes[0].max(1)])?], 1.0, device)
     }
 }
 
@@ -25,7 +25,7 @@ impl Blueprint for ArcSine {
     }
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("ArcSine", Some(1), Some(0), Some(0))?;
-        ArcSine::new(&vec![1.0; spec.sizes[0].max(1)], 1.0, 1.0, device)
+        ArcSine::new(&vec![1.0; budget::cells(&[spec.sizes[0].max(1)])?], 1.0, 1.0, device)
     }
 }
 
@@ -36,7 +36,7 @@ impl Blueprint for Matern {
     }
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("Matern", Some(2), Some(0), Some(0))?;
-        Matern::new(nu_from_code(spec.sizes[1])?, &vec![1.0; spec.sizes[0].max(1)], 1.0, device)
+        Matern::new(nu_from_code(spec.sizes[1])?, &vec![1.0; budget::cells(&[spec.sizes[0].max(1)])?], 1.0, device)
     }
 }
 
@@ -49,9 +49,7 @@ impl Blueprint for InducingPoints {
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("InducingPoints", Some(2), Some(0), Some(0))?;
         let (m, d) = (spec.sizes[0], spec.sizes[1]);
-        let cells = m.checked_mul(d).filter(|&c| c <= 1 << 28);
-        let cells = cells.ok_or_else(|| Error::invalid("model file", format!("implausible inducing shape {m}×{d}")))?;
-        InducingPoints::new(&vec![0.0; cells], m, d, device)
+        InducingPoints::new(&vec![0.0; budget::cells(&[m, d])?], m, d, device)
     }
 }
 
@@ -77,7 +75,7 @@ impl Blueprint for BernoulliProbit {
     }
     fn rebuild(spec: &Spec, _device: &Device) -> Result<Self> {
         spec.expect("BernoulliProbit", Some(1), Some(0), Some(0))?;
-        Ok(Self { quadrature_points: spec.sizes[0] })
+        Ok(Self { quadrature_points: plausible_points(spec.sizes[0])? })
     }
 }
 
@@ -87,7 +85,7 @@ impl Blueprint for MultiClassHinge {
     }
     fn rebuild(spec: &Spec, _device: &Device) -> Result<Self> {
         spec.expect("MultiClassHinge", Some(1), Some(0), Some(0))?;
-        Ok(Self { quadrature_points: spec.sizes[0] })
+        Ok(Self { quadrature_points: plausible_points(spec.sizes[0])? })
     }
 }
 
@@ -107,7 +105,7 @@ impl Blueprint for RobustMax {
     }
     fn rebuild(spec: &Spec, _device: &Device) -> Result<Self> {
         spec.expect("RobustMax", Some(1), Some(1), Some(0))?;
-        Ok(Self { epsilon: spec.values[0], quadrature_points: spec.sizes[0] })
+        Ok(Self { epsilon: spec.values[0], quadrature_points: plausible_points(spec.sizes[0])? })
     }
 }
 
@@ -117,7 +115,20 @@ impl Blueprint for Softmax {
     }
     fn rebuild(spec: &Spec, _device: &Device) -> Result<Self> {
         spec.expect("Softmax", Some(1), Some(0), Some(0))?;
-        Ok(Self { samples: spec.sizes[0] })
+        Ok(Self { samples: plausible_points(spec.sizes[0])? })
+    }
+}
+
+/// Most quadrature points or Monte Carlo samples a saved likelihood may ask for: prediction
+/// allocates `points × rows × classes` cells, so a damaged count would surface there.
+const MAX_POINTS: usize = 1 << 12;
+
+/// `n` if it is a plausible number of quadrature points or samples (`1..=4096`).
+fn plausible_points(n: usize) -> Result<usize> {
+    if (1..=MAX_POINTS).contains(&n) {
+        Ok(n)
+    } else {
+        Err(Error::invalid("model file", format!("implausible count of {n} quadrature points or samples")))
     }
 }
 
@@ -147,7 +158,8 @@ impl Blueprint for AdditiveMatern {
     }
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("AdditiveMatern", Some(2), Some(0), Some(0))?;
-        let ones = vec![1.0; spec.sizes[0].max(1)];
+        // Lengthscales and variances, one each a dimension.
+        let ones = vec![1.0; budget::cells(&[spec.sizes[0].max(1), 2])? / 2];
         AdditiveMatern::new(nu_from_code(spec.sizes[1])?, &ones, &ones, device)
     }
 }
@@ -159,7 +171,8 @@ impl Blueprint for SeparableMatern {
     }
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("SeparableMatern", Some(2), Some(0), Some(0))?;
-        SeparableMatern::new(nu_from_code(spec.sizes[1])?, &vec![1.0; spec.sizes[0].max(1)], 1.0, device)
+        let lengthscales = vec![1.0; budget::cells(&[spec.sizes[0].max(1)])?];
+        SeparableMatern::new(nu_from_code(spec.sizes[1])?, &lengthscales, 1.0, device)
     }
 }
 
@@ -172,6 +185,8 @@ impl Blueprint for FourierFeatures {
     fn rebuild(spec: &Spec, _device: &Device) -> Result<Self> {
         spec.expect("FourierFeatures", Some(1), None, Some(0))?;
         let d = spec.values.len() / 2;
+        // The features' frequencies; the model's covariance over them is larger still.
+        budget::cells(&[d.max(1), spec.sizes[0], 2])?;
         FourierFeatures::from_layout(spec.values[..d].to_vec(), spec.values[d..].to_vec(), spec.sizes[0])
     }
 }

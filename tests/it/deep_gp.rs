@@ -1091,7 +1091,9 @@ fn fit_trains_with_the_train_configs_optimiser() {
         model.clone().fit_with_adam(&xa, &ya, &config(OptimizerConfig::Adam), paper, |_, _| Ok(Vec::new())).unwrap();
     assert!(parameter_values(&by_adam_config) == adam, "OptimizerConfig::Adam is not the authors' Adam");
     let bad = config(OptimizerConfig::Adadelta { rho: 2.0, epsilon: 1e-5 });
-    assert!(matches!(model.clone().fit(&xa, &ya, &bad), Err(Error::InvalidArgument { ref name, .. }) if name == "optimizer"));
+    assert!(
+        matches!(model.clone().fit(&xa, &ya, &bad), Err(Error::InvalidArgument { ref name, .. }) if name == "optimizer")
+    );
 }
 
 #[test]

@@ -132,6 +132,7 @@ fn training_raises_the_converged_energy_and_fits_load_bit_for_bit() {
 
     let path = std::env::temp_dir().join(format!("burn_gp_full_ep_{}.bin", std::process::id()));
     fit.save(&path).unwrap();
+    crate::saved_mutation::assert_loads_survive_damage("full-ep-fit", &path, |p| FullEpFit::<Rbf>::load(p, &ad));
     let loaded = FullEpFit::<Rbf>::load(&path, &ad).unwrap();
     let xs = rows(&uniform(20, 3), 2, &ad);
     assert_eq!(fit.predict_proba(&xs).unwrap(), loaded.predict_proba(&xs).unwrap());

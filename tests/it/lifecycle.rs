@@ -1,8 +1,10 @@
 //! One lifecycle for every model: built from its config, trained by `fit`, queried by `predict`,
 //! saved and loaded (`burn_gp::saved`). A model loaded from its file predicts exactly (bit for
 //! bit) what it predicted before saving, without the training data or a placeholder model; files
-//! of another model type, damaged files and missing files are typed errors.
+//! of another model type, damaged files (thousands of seeded mutations: `saved_mutation`) and
+//! missing files are typed errors.
 use crate::common::mlp::Mlp;
+use crate::saved_mutation::assert_loads_survive_damage;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 use burn_gp::data::{ClassTable, Table};
@@ -62,6 +64,7 @@ fn sparse_variational_models_load_and_predict_bit_for_bit() {
     let xt = matrix(x.clone(), 90, 2, &dev).unwrap();
     let path = temp("bsvm");
     bsvm.save(&path).unwrap();
+    assert_loads_survive_damage("bayesian-svm", &path, |p| BayesianSvm::<Rbf>::load(p, &dev));
     let loaded = BayesianSvm::<Rbf>::load(&path, &dev).unwrap();
     let (before, after) = (bsvm.predict(xt.clone()).unwrap(), loaded.predict(xt.clone()).unwrap());
     assert_eq!((before.mean, before.var), (after.mean, after.var));
@@ -96,6 +99,7 @@ fn sparse_variational_models_load_and_predict_bit_for_bit() {
         burn_gp::train::fit(svgp, 90, &config, |m, idx| m.minibatch_loss(&xa, &ya, idx), |_, _| Ok(vec![])).unwrap();
     let svgp = svgp.valid();
     svgp.save(&path).unwrap();
+    assert_loads_survive_damage("svgp-regression", &path, |p| Svgp::<Rbf, InducingPoints, Gaussian>::load(p, &dev));
     let loaded = Svgp::<Rbf, InducingPoints, Gaussian>::load(&path, &dev).unwrap();
     assert_eq!(to_vec(svgp.predict_y(xt.clone()).unwrap().1), to_vec(loaded.predict_y(xt.clone()).unwrap().1));
 
@@ -103,6 +107,7 @@ fn sparse_variational_models_load_and_predict_bit_for_bit() {
     let (x3, labels) = blobs(60, 2);
     let ovr = BayesianSvmConfig::tabular(3).with_num_inducing(6).init_one_vs_rest(&x3, &labels, 2, &dev).unwrap();
     ovr.save(&path).unwrap();
+    assert_loads_survive_damage("one-vs-rest-bsvm", &path, |p| OneVsRestBsvm::<Rbf>::load(p, &dev));
     let loaded = OneVsRestBsvm::<Rbf>::load(&path, &dev).unwrap();
     assert_eq!(ovr.predict(xt.clone()).unwrap().mean, loaded.predict(xt).unwrap().mean);
     for p in [path, cut] {
@@ -125,6 +130,7 @@ fn networks_with_gp_heads_load_with_their_normaliser_and_head() {
     let xt = matrix(x, 200, 2, &dev).unwrap();
     let path = temp("mlp-hybrid");
     net.save(&path).unwrap();
+    assert_loads_survive_damage("mlp-hybrid", &path, |p| HybridNet::<Mlp>::load(p, &dev));
     let loaded = HybridNet::<Mlp>::load(&path, &dev).unwrap();
     assert_eq!(net.predict(xt.clone()).unwrap().mean, loaded.predict(xt).unwrap().mean);
 
@@ -137,6 +143,7 @@ fn networks_with_gp_heads_load_with_their_normaliser_and_head() {
     let head = head.init::<burn_gp::likelihoods::MultiClassHinge>(&sample, 10, 100, &dev).unwrap();
     let hybrid = HybridNet::new(cnn, norm, head).unwrap();
     hybrid.save(&path).unwrap();
+    assert_loads_survive_damage("mnist-hybrid", &path, |p| HybridNet::<MnistTrunk>::load(p, &dev));
     let loaded = HybridNet::<MnistTrunk>::load(&path, &dev).unwrap();
     assert_eq!(hybrid.predict(images.clone()).unwrap().mean, loaded.predict(images.clone()).unwrap().mean);
     assert!(matches!(HybridNet::<Mlp>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
@@ -144,6 +151,7 @@ fn networks_with_gp_heads_load_with_their_normaliser_and_head() {
     // The softmax baseline on the same trunk.
     let soft = SoftmaxNet::new(MnistTrunkConfig::new().with_out_dim(10).init(&dev), 7, &dev);
     soft.save(&path).unwrap();
+    assert_loads_survive_damage("mnist-softmax", &path, |p| SoftmaxNet::<MnistTrunk>::load(p, &dev));
     let loaded = SoftmaxNet::<MnistTrunk>::load(&path, &dev).unwrap();
     assert_eq!(loaded.classes(), 7);
     assert_eq!(to_vec(soft.logits(images.clone())), to_vec(loaded.logits(images)));
@@ -161,6 +169,7 @@ fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
     let xt = matrix(x.clone(), 60, 2, &dev).unwrap();
     let path = temp("deep");
     deep.save(&path).unwrap();
+    assert_loads_survive_damage("deep-gp", &path, |p| DeepGp::load(p, &dev));
     let loaded = DeepGp::load(&path, &dev).unwrap();
     assert_eq!(deep.predict(xt.clone()).unwrap(), loaded.predict(xt.clone()).unwrap());
     let (before, after) = (deep.predict_moments(xt.clone()).unwrap(), loaded.predict_moments(xt.clone()).unwrap());
@@ -174,6 +183,7 @@ fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
     let config = EpConfig::new().with_iterations(3).with_progress(false);
     let fit = model.fit(&matrix(x.clone(), 60, 2, &train).unwrap(), &binary, &config).unwrap();
     fit.save(&path).unwrap();
+    assert_loads_survive_damage("ep-fit", &path, |p| EpFit::<Rbf>::load(p, &dev));
     let loaded = EpFit::<Rbf>::load(&path, &dev).unwrap();
     let xp = matrix(x, 60, 2, &train).unwrap();
     assert_eq!(fit.predict_proba(&xp).unwrap(), loaded.predict_proba(&xp).unwrap());
@@ -206,6 +216,7 @@ fn skew_gp_posteriors_load_with_their_draws() {
     let fit = model.fit(&xt, &binary, &config).unwrap();
     let path = temp("skew");
     fit.posterior.save(&path).unwrap();
+    assert_loads_survive_damage("skew-gp-posterior", &path, |p| SkewGpPosterior::<Rbf>::load(p, &dev));
     let loaded = SkewGpPosterior::<Rbf>::load(&path, &dev).unwrap();
     let test = matrix((0..15).map(|i| -3.0 + 0.4 * i as f64).collect(), 15, 1, &dev).unwrap();
     assert_eq!(fit.posterior.predict_details(&test).unwrap().prob, loaded.predict_details(&test).unwrap().prob);
@@ -233,6 +244,7 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     // Exact GPR and SGPR hold their training data: the file carries it.
     let gpr = ExactGpr::new(kernel(), noise(), xt.clone(), yt.clone()).unwrap();
     gpr.save(&path).unwrap();
+    assert_loads_survive_damage("exact-gpr-rbf", &path, |p| ExactGpr::<Rbf>::load(p, &dev));
     let loaded = ExactGpr::<Rbf>::load(&path, &dev).unwrap();
     assert_eq!(to_vec(gpr.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));
     // Every regression model's `predict` is the GaussianPredictive of y (noise included).
@@ -242,6 +254,7 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     let z = InducingPoints::new(&x[..10], 5, 2, &dev).unwrap();
     let sgpr = Sgpr::new(kernel(), z, noise(), xt.clone(), yt.clone(), 1e-6).unwrap();
     sgpr.save(&path).unwrap();
+    assert_loads_survive_damage("sgpr", &path, |p| Sgpr::<Rbf, InducingPoints>::load(p, &dev));
     let loaded = Sgpr::<Rbf, InducingPoints>::load(&path, &dev).unwrap();
     assert_eq!(sgpr.predict(test.clone()).unwrap(), loaded.predict(test.clone()).unwrap());
     assert_eq!(to_vec(sgpr.predict_y(test.clone()).unwrap().0), to_vec(loaded.predict_y(test.clone()).unwrap().0));
@@ -250,6 +263,7 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     let arcsine = ArcSine::new(&[0.6, 1.7], 0.3, 1.2, &dev).unwrap();
     let gpr = ExactGpr::new(arcsine, noise(), xt.clone(), yt.clone()).unwrap();
     gpr.save(&path).unwrap();
+    assert_loads_survive_damage("exact-gpr-arcsine", &path, |p| ExactGpr::<ArcSine>::load(p, &dev));
     let loaded = ExactGpr::<ArcSine>::load(&path, &dev).unwrap();
     assert_eq!(to_vec(gpr.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));
     assert!(matches!(ExactGpr::<Rbf>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
@@ -269,6 +283,7 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     assert!(history.records.iter().all(|r| r.objective.is_finite()));
     let odvgp = odvgp.valid();
     odvgp.save(&path).unwrap();
+    assert_loads_survive_damage("odvgp", &path, |p| Odvgp::<Rbf, Gaussian>::load(p, &dev));
     let loaded = Odvgp::<Rbf, Gaussian>::load(&path, &dev).unwrap();
     assert_eq!(to_vec(odvgp.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));
 
@@ -279,6 +294,7 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
         .init(additive, Some(InducingPoints::new(&x[..6], 3, 2, &dev).unwrap()), features, noise(), &dev)
         .unwrap();
     odvff.save(&path).unwrap();
+    assert_loads_survive_damage("odvff", &path, |p| Odvff::<AdditiveMatern, Gaussian>::load(p, &dev));
     let loaded = Odvff::<AdditiveMatern, Gaussian>::load(&path, &dev).unwrap();
     assert_eq!(to_vec(odvff.predict_f(test.clone()).unwrap().0), to_vec(loaded.predict_f(test).unwrap().0));
     assert!(matches!(Odvgp::<Rbf, Gaussian>::load(&path, &dev), Err(Error::ModelMismatch { .. })));

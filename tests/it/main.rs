@@ -9,6 +9,10 @@
 mod common;
 mod ep_support;
 
+/// Records each thread's largest allocation, for the damaged-file loads of `saved_mutation`.
+#[global_allocator]
+static ALLOCATOR: saved_mutation::TrackingAllocator = saved_mutation::TrackingAllocator;
+
 mod backend_agreement;
 mod bsvm_golden;
 mod bsvm_math;
@@ -29,6 +33,7 @@ mod linalg;
 mod metrics;
 mod mvn;
 mod real_data;
+mod saved_mutation;
 mod skew_gp;
 mod special_tensor;
 mod svgp;
