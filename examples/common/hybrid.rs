@@ -22,7 +22,7 @@ use burn_gp::nets::{
 };
 use burn_gp::saved::{Blueprint, SavedModel};
 use burn_gp::tensors::to_vec;
-use burn_gp::train::{fit, History};
+use burn_gp::train::{fit, CheckpointConfig, History, TrainConfig};
 use burn_gp::Result;
 
 use super::common::{print_table, Devices, RunOptions};
@@ -183,6 +183,15 @@ pub struct HybridOptions {
     /// Weight β on the head's data term (tempering; 1 = the untempered ELBO, below 1 a wider q(u)).
     #[arg(long, default_value_t = 1.0)]
     pub likelihood_weight: f64,
+    /// Write a checkpoint of the hybrid's training (`DIR/HybridNet.ckpt`: network, optimiser and
+    /// q(u) states, epochs done, history) atomically after every epoch
+    /// (`burn_gp::train::CheckpointConfig`); the softmax baseline is not checkpointed.
+    #[arg(long)]
+    pub checkpoint_dir: Option<PathBuf>,
+    /// With --checkpoint-dir: continue from the checkpoint there, if any (same data options,
+    /// --batch, --epochs and --seed); the run ends bit for bit where the uninterrupted run ends.
+    #[arg(long, requires = "checkpoint_dir")]
+    pub resume: bool,
 }
 
 /// The training images and, with `--calibration N`, the last `N` of them held out (not trained
@@ -468,7 +477,12 @@ fn train_hybrid_on<T: Trunk<Input = Tensor<4>>, S: TrainingSet<Input = Tensor<4>
 ) -> Result<(HybridNet<T>, History)> {
     let recipe = recipe(train.num_classes, opts, run);
     let net = recipe.init(trunk, train, &devices.train)?;
-    let config = run.train_config();
+    let checkpoint = opts.checkpoint_dir.as_ref().map(|dir| CheckpointConfig {
+        dir: dir.clone(),
+        every_epochs: 1,
+        resume: opts.resume,
+    });
+    let config = TrainConfig { checkpoint, ..run.train_config() };
     let base = devices.base.clone();
     let evaluate = |m: &HybridNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
         let pred = hybrid_predictive(m, test, &base)?;

@@ -137,6 +137,7 @@ impl RunOptions {
                 OptimizerArg::Adadelta => OptimizerConfig::Adadelta { rho: 0.9, epsilon: 1e-5 },
                 OptimizerArg::SignAdaptive => OptimizerConfig::SignAdaptive { initial_step: 1e-2 },
             },
+            checkpoint: None,
         }
     }
 

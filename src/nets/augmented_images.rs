@@ -69,6 +69,10 @@ impl TrainingSet for AugmentedImages {
         let b = self.image_batch(idx, device)?;
         Ok((b.images, b.targets))
     }
+    /// The next batch draws its crops and flips as the `batches + 1`-th of the run.
+    fn resume_after(&self, batches: u64) {
+        self.calls.store(batches, Ordering::Relaxed);
+    }
 }
 
 #[cfg(test)]

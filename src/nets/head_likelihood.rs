@@ -31,6 +31,16 @@ pub trait HeadLikelihood: Likelihood + Sized {
     ) -> Result<Svgp<K, InducingPoints, Self>>;
     /// The step size the next [`natural_update`](Self::natural_update) will take.
     fn natural_step_size(state: &Self::Natural) -> f64;
+    /// The natural-gradient state as numbers, for a checkpoint (see
+    /// [`CheckpointConfig`](crate::train::CheckpointConfig)); by default a typed error: such a
+    /// head's runs cannot be checkpointed.
+    fn natural_to_values(_state: &Self::Natural) -> Result<Vec<f64>> {
+        Err(Error::invalid("checkpoint", "this head likelihood's natural-gradient state has no checkpoint form"))
+    }
+    /// The state [`natural_to_values`](Self::natural_to_values) wrote, for `head`.
+    fn natural_from_values<K: Kernel>(_head: &Svgp<K, InducingPoints, Self>, _values: &[f64]) -> Result<Self::Natural> {
+        Err(Error::invalid("checkpoint", "this head likelihood's natural-gradient state has no checkpoint form"))
+    }
     /// Whether the targets are one-hot class indicators (accuracy is meaningful).
     fn classifies() -> bool;
 }
@@ -63,6 +73,13 @@ impl HeadLikelihood for MultiClassHinge {
     }
     fn natural_step_size(state: &HingeNaturalGradient) -> f64 {
         state.step_size()
+    }
+    fn natural_to_values(state: &HingeNaturalGradient) -> Result<Vec<f64>> {
+        Ok(state.to_values())
+    }
+    fn natural_from_values<K: Kernel>(head: &Svgp<K, InducingPoints, Self>, values: &[f64]) -> Result<Self::Natural> {
+        let device = head.q_mu.val().device();
+        HingeNaturalGradient::from_values(values, head.num_latent(), head.num_inducing(), &device)
     }
     fn classifies() -> bool {
         true

@@ -2,7 +2,10 @@
 //! normaliser's scale and shift, the kernel, the likelihood and the inducing points;
 //! natural-gradient steps on `q(u)` after every Adam step where the head's likelihood has them
 //! (or Adam on `q(u)` too, with `natural_step = 0`).
-use burn::optim::GradientsParams;
+use std::cell::RefCell;
+
+use burn::optim::{GradientsParams, ModuleOptimizer};
+use burn::tensor::Bytes;
 
 use super::{HeadLikelihood, HybridConfig, HybridNet, TrainingSet, Trunk};
 use crate::error::{Error, Result};
@@ -10,7 +13,7 @@ use crate::kernels::Kernel;
 use crate::metrics::argmax;
 use crate::optim::flatten_gradients;
 use crate::tensors::to_vec;
-use crate::train::{fit_loop, History, StepIndex, TrainConfig};
+use crate::train::{fit_loop_resumable, Checkpoint, History, LoopPosition, LoopStart, StepIndex, TrainConfig};
 
 /// What one training step did, for diagnosing a run (see [`fit_hybrid_traced`]).
 #[derive(Clone, Debug)]
@@ -44,6 +47,14 @@ pub struct HybridStep {
 ///
 /// `net` lives on an autodiff device (see [`HybridConfig::init`]). For a run that repeats bit for
 /// bit, seed the device before the trunk is built (`device.seed(seed)`) and keep the thread count.
+///
+/// With [`TrainConfig::checkpoint`] set, a checkpoint (`HybridNet.ckpt` in its folder: the
+/// network, the optimiser's state, the natural-gradient state of `q(u)`, the epochs and steps
+/// done and the history) is written atomically every `every_epochs` epochs and after the last;
+/// with `resume`, a run finds the checkpoint there and goes on from it, ending bit for bit where
+/// the uninterrupted run ends (`net` is then only the skeleton the checkpoint's weights load
+/// into). A checkpoint of another run (other data size, batch size, epochs or seed) is a typed
+/// error, and a diverged run stops before its next checkpoint, so the last one stays good.
 pub fn fit_hybrid<T, K, L, S, E>(
     net: HybridNet<T, K, L>,
     train: &S,
@@ -106,23 +117,46 @@ where
             format!("{} target columns, but the head has {} outputs", train.outputs(), net.head.num_latent()),
         ));
     }
+    config.validate()?;
     let device = net.head.q_mu.val().device();
+    let fingerprint = [train.len() as u64, config.batch_size as u64, config.epochs as u64, config.seed];
+    let saved = match &config.checkpoint {
+        Some(c) if c.resume => Checkpoint::read(&c.file(CHECKPOINT_KIND), CHECKPOINT_KIND, &fingerprint)?,
+        _ => None,
+    };
+    if let Some(c) = &saved {
+        net = crate::saved::module_from_bytes(&checkpoint_file(config), net, blob(c, 0)?)?;
+    }
     let mut natural = start_natural(&mut net, recipe)?;
     let mut optim = config.optimizer.init()?;
     let mut head_optim = match recipe.head_lr_factor {
         1.0 => None,
         _ => Some(config.optimizer.init()?),
     };
+    let mut start = None;
+    if let Some(c) = saved {
+        let path = checkpoint_file(config);
+        optim = optimizer_from(&path, optim, blob(&c, 1)?)?;
+        head_optim = match head_optim {
+            Some(h) => Some(optimizer_from(&path, h, blob(&c, 2)?)?),
+            None => None,
+        };
+        if natural.is_some() {
+            natural = Some(L::natural_from_values(&net.head, &f64s(&path, blob(&c, 3)?)?)?);
+        }
+        train.resume_after(c.steps_done as u64);
+        start = Some(LoopStart { epochs_done: c.epochs_done, history: c.history });
+    }
+    let (optim, head_optim, natural) = (RefCell::new(optim), RefCell::new(head_optim), RefCell::new(natural));
     let step = |mut net: HybridNet<T, K, L>, idx: &[usize], at: StepIndex| -> Result<(HybridNet<T, K, L>, f64)> {
+        let (mut optim, mut head_optim, mut natural) =
+            (optim.borrow_mut(), head_optim.borrow_mut(), natural.borrow_mut());
         net.norm = net.norm.for_step(at.step - 1, recipe.standardize_steps, recipe.frozen_statistics);
         let (input, targets) = train.batch(idx, &device)?;
         let objective = net.objective(input, targets.clone())?;
         let loss = objective.loss.clone().into_scalar::<f64>();
         if !loss.is_finite() {
-            return Err(Error::invalid(
-                "objective",
-                format!("became {loss} at epoch {}, step {}; try a smaller lr", at.epoch, at.step),
-            ));
+            return Err(crate::train::divergence::non_finite_objective(&net, "objective", loss, at));
         }
         let mut backward = objective.loss.backward();
         // With a head learning-rate factor the head's gradients go to its own optimiser.
@@ -170,7 +204,60 @@ where
         }
         Ok((net, loss))
     };
-    fit_loop(net, train.len(), config, "obj", step, evaluate)
+    let checkpoint = |net: &HybridNet<T, K, L>, at: &LoopPosition<'_>| -> Result<()> {
+        let Some(c) = &config.checkpoint else { return Ok(()) };
+        if !(at.epoch.is_multiple_of(c.every_epochs) || at.epoch == config.epochs) {
+            return Ok(());
+        }
+        let optimizer_bytes = |o: &ModuleOptimizer| -> Result<Vec<u8>> {
+            Ok(o.into_bytes().map_err(|e| Error::invalid("checkpoint", e.to_string()))?.to_vec())
+        };
+        let head = head_optim.borrow().as_ref().map(optimizer_bytes).transpose()?.unwrap_or_default();
+        let natural = natural.borrow().as_ref().map(L::natural_to_values).transpose()?.unwrap_or_default();
+        let state = Checkpoint {
+            kind: CHECKPOINT_KIND.into(),
+            fingerprint: fingerprint.to_vec(),
+            epochs_done: at.epoch,
+            steps_done: at.steps_done,
+            history: at.history.clone(),
+            blobs: vec![
+                crate::saved::module_bytes(net.clone())?,
+                optimizer_bytes(&optim.borrow())?,
+                head,
+                natural.iter().flat_map(|v| v.to_le_bytes()).collect(),
+            ],
+        };
+        state.write(&c.file(CHECKPOINT_KIND))
+    };
+    fit_loop_resumable(net, train.len(), config, "obj", step, evaluate, start, checkpoint)
+}
+
+/// The kind of loop [`fit_hybrid`]'s checkpoints name (and their file name).
+const CHECKPOINT_KIND: &str = "HybridNet";
+
+/// The checkpoint file of `config` (which has checkpoints).
+fn checkpoint_file(config: &TrainConfig) -> std::path::PathBuf {
+    config.checkpoint.as_ref().map(|c| c.file(CHECKPOINT_KIND)).unwrap_or_default()
+}
+
+/// The `i`-th blob of a checkpoint.
+fn blob(c: &Checkpoint, i: usize) -> Result<&[u8]> {
+    c.blobs.get(i).map(Vec::as_slice).ok_or_else(|| Error::invalid("checkpoint", format!("no state blob {i}")))
+}
+
+/// An optimiser with the state of `bytes`, read from the checkpoint `path`.
+fn optimizer_from(path: &std::path::Path, optim: ModuleOptimizer, bytes: &[u8]) -> Result<ModuleOptimizer> {
+    optim
+        .from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
+        .map_err(|e| Error::BadFormat { path: path.to_path_buf(), reason: format!("optimiser state: {e}") })
+}
+
+/// Little-endian f64s of a checkpoint blob.
+fn f64s(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<f64>> {
+    if !bytes.len().is_multiple_of(8) {
+        return Err(Error::BadFormat { path: path.to_path_buf(), reason: "a numeric state of odd length".into() });
+    }
+    Ok(bytes.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
 }
 
 /// With `recipe.natural_step > 0`, the state of the natural-gradient updates of `net`'s `q(u)`,

@@ -25,6 +25,10 @@ pub trait TrainingSet {
     fn outputs(&self) -> usize;
     /// Inputs and targets of the examples `idx` on `device` (errors on an index out of range).
     fn batch(&self, idx: &[usize], device: &Device) -> Result<(Self::Input, Tensor<2>)>;
+    /// Continue a resumed run as if `batches` batches had been drawn already (a set whose batches
+    /// depend on how many were drawn, e.g. [`AugmentedImages`](super::AugmentedImages)'s random
+    /// crops, skips their draws); by default nothing.
+    fn resume_after(&self, _batches: u64) {}
 }
 
 impl TrainingSet for ImageSet {

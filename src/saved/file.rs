@@ -83,6 +83,19 @@ pub(crate) fn read(path: &Path) -> Result<ReadFile> {
     Ok(ReadFile { spec, record: record.cast_to_module_dtype(), weight_bytes })
 }
 
+/// `module`'s parameters as a burnpack record's bytes (a checkpoint's model).
+pub(crate) fn module_bytes<M: Module>(module: M) -> Result<Vec<u8>> {
+    let record = module.into_record().into_bytes().map_err(|e| Error::invalid("checkpoint", e.to_string()))?;
+    Ok(record.to_vec())
+}
+
+/// `skeleton` with the parameters of [`module_bytes`]'s `bytes` (read from the checkpoint `path`).
+pub(crate) fn module_from_bytes<M: Module>(path: &Path, skeleton: M, bytes: &[u8]) -> Result<M> {
+    let record = ModuleRecord::from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
+        .map_err(|e| Error::BadFormat { path: path.to_path_buf(), reason: format!("model: {e}") })?;
+    skeleton.try_load_record(record.cast_to_module_dtype()).map_err(|e| mismatch(path, e))
+}
+
 /// [`Error::ModelMismatch`] for `path` with `reason`.
 pub(crate) fn mismatch(path: &Path, reason: impl std::fmt::Display) -> Error {
     Error::ModelMismatch { path: path.to_path_buf(), reason: reason.to_string() }

@@ -38,6 +38,8 @@ use std::path::Path;
 use burn::module::Module;
 use burn::tensor::Device;
 
+pub(crate) use atomic::write_atomically;
+pub(crate) use file::{module_bytes, module_from_bytes};
 pub use spec::Spec;
 
 use crate::error::Result;

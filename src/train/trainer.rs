@@ -8,7 +8,7 @@ use burn::tensor::Tensor;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use super::{EpochRecord, History, OptimizerConfig};
+use super::{divergence, CheckpointConfig, EpochRecord, History, OptimizerConfig};
 use crate::data::MiniBatches;
 use crate::error::{check_positive, Error};
 
@@ -42,6 +42,11 @@ pub struct TrainConfig {
     /// The optimiser (Adam by default).
     #[config(default = "OptimizerConfig::Adam")]
     pub optimizer: OptimizerConfig,
+    /// Checkpoints of the run (none by default); only
+    /// [`fit_hybrid`](crate::nets::fit_hybrid) writes them so far, every other training loop
+    /// refuses a config that asks for them.
+    #[config(default = "None")]
+    pub checkpoint: Option<CheckpointConfig>,
 }
 
 impl Default for TrainConfig {
@@ -78,9 +83,12 @@ impl TrainConfig {
         }
     }
 
-    /// Checks the learning rate, the schedule and the optimiser.
+    /// Checks the learning rate, the schedule, the optimiser and the checkpoint settings.
     pub fn validate(&self) -> GpResult<()> {
         self.optimizer.validate()?;
+        if let Some(checkpoint) = &self.checkpoint {
+            checkpoint.validate()?;
+        }
         check_positive("lr", self.lr)?;
         if let LrSchedule::Cosine { final_fraction } = self.schedule {
             if !(final_fraction.is_finite() && (0.0..=1.0).contains(&final_fraction)) {
@@ -130,16 +138,23 @@ where
         let l = loss(&model, batch)?;
         let value = l.clone().into_scalar::<f64>();
         if !value.is_finite() {
-            return Err(Error::invalid(
-                "objective",
-                format!("became {value} at epoch {}; try a smaller lr or more jitter", at.epoch),
-            ));
+            return Err(divergence::non_finite_objective(&model, "objective", value, at));
         }
         let grads = GradientsParams::from_grads(l.backward(), &model);
         let model = optim.step(config.lr_at(at), model, grads);
         Ok((after_step(model, batch)?, value))
     };
     fit_loop(model, n, config, "obj", step, evaluate)
+}
+
+/// Where a loop stands after an epoch (for [`fit_loop_resumable`]'s checkpoints).
+pub(crate) struct LoopPosition<'a> {
+    /// The epoch just completed.
+    pub epoch: usize,
+    /// Steps completed.
+    pub steps_done: usize,
+    /// The records so far, this epoch's included.
+    pub history: &'a History,
 }
 
 /// Where a training step is: 1-based step over the whole run, 1-based epoch, and the run's
@@ -158,22 +173,78 @@ pub struct StepIndex {
 /// after each epoch and the [`History`]. `step(model, batch, at)` does one optimisation step and
 /// returns the model and the batch's objective (averaged, weighted by batch size, into the epoch's
 /// objective, shown as `label`).
+///
+/// Divergence stops the run with [`Error::NonFinite`](crate::Error::NonFinite) naming the step and
+/// the parameter: a step that returns a non-finite objective, and a parameter that is not finite
+/// at the end of an epoch (checked before the epoch is evaluated, in one read of the parameters).
+///
+/// This loop writes no checkpoints: a `config` with [`TrainConfig::checkpoint`] set is
+/// [`Error::InvalidArgument`] rather than a run that silently keeps none.
 pub fn fit_loop<M, S, E>(
-    mut model: M,
+    model: M,
     n: usize,
     config: &TrainConfig,
     label: &str,
-    mut step: S,
-    mut evaluate: E,
+    step: S,
+    evaluate: E,
 ) -> GpResult<(M, History)>
 where
     M: Module,
     S: FnMut(M, &[usize], StepIndex) -> GpResult<(M, f64)>,
     E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
 {
+    if config.checkpoint.is_some() {
+        return Err(Error::invalid(
+            "checkpoint",
+            "this model's training loop does not write checkpoints yet (only fit_hybrid does); leave \
+             TrainConfig::checkpoint at None",
+        ));
+    }
+    fit_loop_resumable(model, n, config, label, step, evaluate, None, |_, _| Ok(()))
+}
+
+/// Where a resumed [`fit_loop_resumable`] starts: the epochs done and the history so far.
+pub(crate) struct LoopStart {
+    /// Epochs completed before.
+    pub epochs_done: usize,
+    /// Their records.
+    pub history: History,
+}
+
+/// [`fit_loop`] from `start` (the minibatch order of the epochs done is drawn and skipped, so the
+/// next batches are those of an uninterrupted run), calling `after_epoch(model, position)` after
+/// every epoch, its record in the history; the caller writes its checkpoints there.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fit_loop_resumable<M, S, E, C>(
+    mut model: M,
+    n: usize,
+    config: &TrainConfig,
+    label: &str,
+    mut step: S,
+    mut evaluate: E,
+    start: Option<LoopStart>,
+    mut after_epoch: C,
+) -> GpResult<(M, History)>
+where
+    M: Module,
+    S: FnMut(M, &[usize], StepIndex) -> GpResult<(M, f64)>,
+    E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
+    C: FnMut(&M, &LoopPosition<'_>) -> GpResult<()>,
+{
     config.validate()?;
     let mut batches = MiniBatches::new(n, config.batch_size, config.seed)?;
     let steps = batches.batches_per_epoch();
+    let LoopStart { epochs_done, mut history } =
+        start.unwrap_or(LoopStart { epochs_done: 0, history: History::default() });
+    if epochs_done > config.epochs || history.records.len() != epochs_done {
+        return Err(Error::invalid(
+            "checkpoint",
+            format!("{epochs_done} epochs done with {} records, of a run of {}", history.records.len(), config.epochs),
+        ));
+    }
+    for _ in 0..epochs_done {
+        batches.next_epoch();
+    }
     let bar = if config.progress {
         let b = ProgressBar::new((steps * config.epochs) as u64);
         b.set_style(
@@ -185,21 +256,26 @@ where
     } else {
         ProgressBar::hidden()
     };
+    bar.set_position((steps * epochs_done) as u64);
     let start = Instant::now();
-    let mut history = History::default();
-    let mut step_number = 0;
-    for epoch in 1..=config.epochs {
+    let elapsed_before = history.records.last().map_or(0.0, |r| r.elapsed_s);
+    let mut step_number = steps * epochs_done;
+    for epoch in epochs_done + 1..=config.epochs {
         let t0 = Instant::now();
         let mut total = 0.0;
         for batch in batches.next_epoch() {
             step_number += 1;
-            let (next, value) =
-                step(model, &batch, StepIndex { step: step_number, epoch, steps: steps * config.epochs })?;
+            let at = StepIndex { step: step_number, epoch, steps: steps * config.epochs };
+            let (next, value) = step(model, &batch, at)?;
+            if !value.is_finite() {
+                return Err(divergence::non_finite_objective(&next, label, value, at));
+            }
             model = next;
             total += value * batch.len() as f64;
             bar.inc(1);
         }
         let epoch_s = t0.elapsed().as_secs_f64();
+        divergence::check_parameters(&model, StepIndex { step: step_number, epoch, steps: steps * config.epochs })?;
         let metrics = evaluate(&model.valid(), epoch)?;
         let objective = total / n as f64;
         let mut msg = format!("epoch {epoch}/{} {label} {objective:.4}", config.epochs);
@@ -211,15 +287,16 @@ where
         // runs and about 20 lines for long ones
         let every = (config.epochs / 20).max(1);
         if bar.is_hidden() && (epoch == 1 || epoch % every == 0 || epoch == config.epochs) {
-            eprintln!("{msg} ({:.2}s)", start.elapsed().as_secs_f64());
+            eprintln!("{msg} ({:.2}s)", elapsed_before + start.elapsed().as_secs_f64());
         }
         history.records.push(EpochRecord {
             epoch,
             objective,
             epoch_s,
-            elapsed_s: start.elapsed().as_secs_f64(),
+            elapsed_s: elapsed_before + start.elapsed().as_secs_f64(),
             metrics,
         });
+        after_epoch(&model, &LoopPosition { epoch, steps_done: step_number, history: &history })?;
     }
     bar.finish();
     Ok((model, history))
@@ -274,6 +351,58 @@ mod tests {
     #[derive(Module, Debug)]
     struct Point {
         x: burn::module::Param<Tensor<1>>,
+    }
+
+    #[derive(Module, Debug)]
+    struct TwoPoints {
+        x: burn::module::Param<Tensor<1>>,
+        y: burn::module::Param<Tensor<1>>,
+    }
+
+    fn two_points(x: [f64; 3], device: &burn::tensor::Device) -> TwoPoints {
+        let param = |v: [f64; 3]| burn::module::Param::from_tensor(Tensor::<1>::from_floats(v, device));
+        TwoPoints { x: param(x), y: param([0.5; 3]) }
+    }
+
+    /// Issue 95, item 4: divergence stops `fit` with `NonFinite` naming the step and the parameter.
+    #[test]
+    fn divergence_stops_training_naming_the_step_and_the_parameter() {
+        let device = crate::device::default_device().unwrap().autodiff();
+        let config = TrainConfig { epochs: 3, batch_size: 1, lr: 0.01, progress: false, ..Default::default() };
+        let quadratic = |m: &TwoPoints| (m.x.val() - 1.0).powi_scalar(2).sum() + m.y.val().powi_scalar(2).sum();
+        let no_metrics = |_: &TwoPoints, _: usize| Ok(vec![]);
+        let context = |r: GpResult<(TwoPoints, History)>| match r {
+            Err(Error::NonFinite { context, index }) => (context, index),
+            other => panic!("expected NonFinite, got {:?}", other.map(|(_, h)| h)),
+        };
+        // A parameter that is NaN from the start: the objective of step 1 is NaN, and the error
+        // names the parameter.
+        let start = two_points([0.0, f64::NAN, 0.0], &device);
+        let (c, index) = context(fit(start, 2, &config, |m, _| Ok(quadratic(m)), no_metrics));
+        assert!(c.contains("step 1 (epoch 1)") && c.contains("parameter x[1] is not finite"), "{c}");
+        assert_eq!(index, 1);
+        // An objective that overflows at step 4 with finite parameters.
+        let mut calls = 0;
+        let overflow = |m: &TwoPoints, _: &[usize]| {
+            calls += 1;
+            Ok(quadratic(m).mul_scalar(if calls == 4 { f64::INFINITY } else { 1.0 }))
+        };
+        let (c, index) = context(fit(two_points([0.0; 3], &device), 2, &config, overflow, no_metrics));
+        assert!(c.contains("became inf at step 4 (epoch 2)") && c.contains("all parameters are finite"), "{c}");
+        assert_eq!(index, 4);
+        // A parameter that a step's hook makes NaN while the objective stays finite: caught at
+        // the end of the epoch, by name and flat index.
+        let nan = Tensor::<1>::from_floats([1.0, 1.0, f64::NAN], &device);
+        let poison = move |mut m: TwoPoints, _: &[usize]| {
+            let nan = nan.clone();
+            m.y = m.y.map(|t| t * nan);
+            Ok(m)
+        };
+        let finite = |m: &TwoPoints, _: &[usize]| Ok((m.x.val() - 1.0).powi_scalar(2).sum());
+        let result = fit_with_hook(two_points([0.0; 3], &device), 2, &config, finite, poison, no_metrics);
+        let (c, index) = context(result);
+        assert!(c.contains("parameter y is not finite after step 2 (epoch 1)"), "{c}");
+        assert_eq!(index, 2);
     }
 
     #[test]

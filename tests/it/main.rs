@@ -17,6 +17,7 @@ mod backend_agreement;
 mod bsvm_golden;
 mod bsvm_math;
 mod bsvm_train;
+mod checkpoints;
 mod data_loaders;
 mod decoupled_fourier;
 mod deep_gp;

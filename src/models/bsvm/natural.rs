@@ -45,6 +45,38 @@ impl HingeNaturalGradient {
         Ok(Self { precision, shift, step: 0, decay: 0.6, min_step: 0.02, max_step: 1.0 })
     }
 
+    /// The state as numbers, for a checkpoint: the step count, κ, ρ_min, ρ_max, then `Λ_j` and `h_j`
+    /// (exact: an f32 device's values are exact in f64).
+    pub(crate) fn to_values(&self) -> Vec<f64> {
+        let head = [self.step as f64, self.decay, self.min_step, self.max_step];
+        head.into_iter()
+            .chain(crate::tensors::to_vec(self.precision.clone()))
+            .chain(crate::tensors::to_vec(self.shift.clone()))
+            .collect()
+    }
+
+    /// The state [`to_values`](Self::to_values) wrote, for `C` latent GPs of `P` inducing points
+    /// each, on `device`.
+    pub(crate) fn from_values(values: &[f64], c: usize, p: usize, device: &burn::tensor::Device) -> Result<Self> {
+        let want = 4 + c * p * p + c * p;
+        if values.len() != want || !(values[0] >= 0.0 && values[0].fract() == 0.0) {
+            return Err(crate::error::Error::shape(
+                "natural-gradient state (step, κ, ρ range, Λ, h)",
+                want,
+                values.len(),
+            ));
+        }
+        let (precision, shift) = values[4..].split_at(c * p * p);
+        Ok(Self {
+            precision: Tensor::from_data(burn::tensor::TensorData::new(precision.to_vec(), [c, p, p]), device),
+            shift: Tensor::from_data(burn::tensor::TensorData::new(shift.to_vec(), [c, p]), device),
+            step: values[0] as usize,
+            decay: values[1],
+            min_step: values[2],
+            max_step: values[3],
+        })
+    }
+
     /// The step size of the next update.
     pub fn step_size(&self) -> f64 {
         ((self.step + 1) as f64).powf(-self.decay).clamp(self.min_step, self.max_step.max(self.min_step))

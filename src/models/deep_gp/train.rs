@@ -1,83 +1,16 @@
 //! Training a [`DeepGp`]: the [`TrainConfig`]'s optimiser (Adam by default) on `−F̂/N` over
 //! shuffled minibatches, stopping with a typed error that names the step and the parameter as soon
 //! as the energy or a gradient is not finite.
-use burn::module::{Module, ModuleVisitor, Param};
 use burn::optim::{AdamConfig, GradientsParams, ModuleOptimizer};
 use burn::tensor::Tensor;
 
 use super::model::DeepGp;
 use crate::error::{check_finite, Error, Result};
+use crate::train::divergence::{first_non_finite_gradient, parameter_note};
 use crate::train::{fit_loop, History, OptimizerConfig, StepIndex, TrainConfig};
 
 /// Adam's ε in the authors' code, which minimises the unnormalised `−F̂`.
 const PAPER_ADAM_EPSILON: f64 = 1e-8;
-
-/// Collects every float parameter (or its gradient) flattened, with its module path.
-struct Collect<'a> {
-    path: Vec<String>,
-    grads: Option<&'a GradientsParams>,
-    out: Vec<(String, Tensor<1>)>,
-}
-
-impl ModuleVisitor for Collect<'_> {
-    fn enter_module(&mut self, name: &str, _container_type: &str) {
-        self.path.push(name.to_string());
-    }
-    fn exit_module(&mut self, _name: &str, _container_type: &str) {
-        self.path.pop();
-    }
-    fn visit_float<const D: usize>(&mut self, param: &Param<Tensor<D>>) {
-        let t = match self.grads {
-            Some(g) => g.get::<D>(param.id),
-            None => Some(param.val()),
-        };
-        if let Some(t) = t {
-            let n = t.shape().num_elements();
-            self.out.push((self.path.join("."), t.reshape([n])));
-        }
-    }
-}
-
-/// Reads the collected tensors in one transfer; the path and flat index of the first non-finite value.
-fn first_non_finite(items: Vec<(String, Tensor<1>)>) -> Option<(String, usize)> {
-    if items.is_empty() {
-        return None;
-    }
-    let lens: Vec<usize> = items.iter().map(|(_, t)| t.dims()[0]).collect();
-    let names: Vec<String> = items.iter().map(|(n, _)| n.clone()).collect();
-    let all = Tensor::cat(items.into_iter().map(|(_, t)| t.detach()).collect(), 0);
-    let values = crate::tensors::to_vec(all);
-    let bad = values.iter().position(|v| !v.is_finite())?;
-    let mut offset = 0;
-    for (name, len) in names.into_iter().zip(lens) {
-        if bad < offset + len {
-            return Some((name, bad - offset));
-        }
-        offset += len;
-    }
-    None
-}
-
-/// The module path (e.g. `blocks.1.gp.log_noise_std`) and flat index of the first parameter value
-/// of `model` that is NaN or infinite.
-pub(crate) fn first_non_finite_parameter(model: &DeepGp) -> Option<(String, usize)> {
-    let mut c = Collect { path: Vec::new(), grads: None, out: Vec::new() };
-    model.visit(&mut c);
-    first_non_finite(c.out)
-}
-
-fn first_non_finite_gradient(model: &DeepGp, grads: &GradientsParams) -> Option<(String, usize)> {
-    let mut c = Collect { path: Vec::new(), grads: Some(grads), out: Vec::new() };
-    model.visit(&mut c);
-    first_non_finite(c.out)
-}
-
-fn bad_param_note(model: &DeepGp) -> String {
-    match first_non_finite_parameter(model) {
-        Some((name, i)) => format!("parameter {name}[{i}] is not finite"),
-        None => "all parameters are finite (the energy overflowed; try a smaller lr)".to_string(),
-    }
-}
 
 impl DeepGp {
     /// Maximises the approximate-EP energy by `config.optimizer` on minibatches of the training
@@ -158,7 +91,7 @@ impl DeepGp {
             let (step, epoch) = (at.step, at.epoch);
             let loss = model.minibatch_loss(x, y, batch).map_err(|e| match e {
                 Error::NonFinite { context, index } => Error::NonFinite {
-                    context: format!("{context} at step {step} (epoch {epoch}); {}", bad_param_note(&model)),
+                    context: format!("{context} at step {step} (epoch {epoch}); {}", parameter_note(&model)),
                     index,
                 },
                 other => other,
@@ -168,7 +101,7 @@ impl DeepGp {
                 return Err(Error::NonFinite {
                     context: format!(
                         "deep GP energy became {value} at step {step} (epoch {epoch}); {}",
-                        bad_param_note(&model)
+                        parameter_note(&model)
                     ),
                     index: step,
                 });
