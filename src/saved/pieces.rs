@@ -4,7 +4,7 @@ use burn::tensor::Device;
 use super::{budget, Blueprint, Spec};
 use crate::error::{Error, Result};
 use crate::inducing::{FourierFeatures, InducingPoints, InducingVariables};
-use crate::kernels::{AdditiveMatern, ArcSine, Matern, MaternNu, Rbf, SeparableMatern};
+use crate::kernels::{AdditiveMatern, ArcSine, Kernel, Linear, Matern, MaternNu, Product, Rbf, SeparableMatern, Sum};
 use crate::likelihoods::{BernoulliProbit, BinaryHinge, Gaussian, MultiClassHinge, RobustMax, Softmax};
 
 impl Blueprint for Rbf {
@@ -15,6 +15,39 @@ impl Blueprint for Rbf {
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("Rbf", Some(1), Some(0), Some(0))?;
         Rbf::new(&vec![1.0; budget::cells(&[spec.sizes[0].max(1)])?], 1.0, device)
+    }
+}
+
+impl Blueprint for Linear {
+    /// `Linear` with the number of variances.
+    fn describe(&self) -> Spec {
+        Spec::new("Linear").sizes(&[self.variances.len()])
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("Linear", Some(1), Some(0), Some(0))?;
+        Linear::new(&vec![1.0; budget::cells(&[spec.sizes[0].max(1)])?], device)
+    }
+}
+
+impl<A: Kernel + Blueprint, B: Kernel + Blueprint> Blueprint for Sum<A, B> {
+    /// `Sum` with its two summands.
+    fn describe(&self) -> Spec {
+        Spec::new("Sum").part(self.a.describe()).part(self.b.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("Sum", Some(0), Some(0), Some(2))?;
+        Ok(Sum::new(A::rebuild(&spec.parts[0], device)?, B::rebuild(&spec.parts[1], device)?))
+    }
+}
+
+impl<A: Kernel + Blueprint, B: Kernel + Blueprint> Blueprint for Product<A, B> {
+    /// `Product` with its two factors.
+    fn describe(&self) -> Spec {
+        Spec::new("Product").part(self.a.describe()).part(self.b.describe())
+    }
+    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
+        spec.expect("Product", Some(0), Some(0), Some(2))?;
+        Ok(Product::new(A::rebuild(&spec.parts[0], device)?, B::rebuild(&spec.parts[1], device)?))
     }
 }
 

@@ -323,3 +323,34 @@ fn full_batch_regression_models_fit_their_marginal_likelihood_bounds() {
     let after = sgpr.elbo().unwrap().into_scalar::<f64>();
     assert!(after > before + 5.0, "ELBO: {before} → {after}");
 }
+
+#[test]
+fn sums_and_products_of_kernels_and_the_linear_kernel_load_bit_for_bit() {
+    use burn_gp::kernels::{Linear, Product, Sum};
+    use burn_gp::models::ExactGpr;
+    type SumKernel = Sum<Rbf, Linear>;
+    type ProductKernel = Product<Rbf, Linear>;
+    let dev = base();
+    let (x, _) = blobs(30, 8);
+    let y: Vec<f64> = x.chunks(2).map(|r| 0.5 * r[0] - r[1].sin()).collect();
+    let (xt, yt) = (matrix(x, 30, 2, &dev).unwrap(), matrix(y, 30, 1, &dev).unwrap());
+    let test = matrix((0..20).map(|i| -2.0 + 0.3 * i as f64).collect(), 10, 2, &dev).unwrap();
+    let path = temp("combined-kernels");
+    let parts = || (Rbf::new(&[0.7, 1.2], 1.3, &dev).unwrap(), Linear::new(&[0.2, 0.4], &dev).unwrap());
+    let noise = || Gaussian::new(0.1, &dev).unwrap();
+    let (rbf, linear) = parts();
+    let sum = ExactGpr::new(Sum::new(rbf, linear), noise(), xt.clone(), yt.clone()).unwrap();
+    sum.save(&path).unwrap();
+    assert_loads_survive_damage("exact-gpr-sum-kernel", &path, |p| ExactGpr::<SumKernel>::load(p, &dev));
+    let loaded = ExactGpr::<SumKernel>::load(&path, &dev).unwrap();
+    let (before, after) = (sum.predict_f(test.clone()).unwrap(), loaded.predict_f(test.clone()).unwrap());
+    assert_eq!((to_vec(before.0), to_vec(before.1)), (to_vec(after.0), to_vec(after.1)));
+    assert!(matches!(ExactGpr::<ProductKernel>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
+    let (rbf, linear) = parts();
+    let product = ExactGpr::new(Product::new(rbf, linear), noise(), xt, yt).unwrap();
+    product.save(&path).unwrap();
+    let loaded = ExactGpr::<ProductKernel>::load(&path, &dev).unwrap();
+    let (before, after) = (product.predict_f(test.clone()).unwrap(), loaded.predict_f(test).unwrap());
+    assert_eq!((to_vec(before.0), to_vec(before.1)), (to_vec(after.0), to_vec(after.1)));
+    let _ = std::fs::remove_file(path);
+}

@@ -11,7 +11,7 @@ use burn_gp::Error;
 use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 
-/// Damaged copies loaded per model type (15 files: about 5 000 cases in all). Files over
+/// Damaged copies loaded per model type (16 files: about 5 300 cases in all). Files over
 /// [`LARGE`] bytes (the paper's MNIST networks, 64 MB) get fewer, at least [`FEW`]: each damaged
 /// copy is written to disk.
 const CASES: usize = 400;
