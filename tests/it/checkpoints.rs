@@ -8,6 +8,7 @@ use burn::module::Module;
 use burn::tensor::Device;
 use burn_gp::data::{ClassTable, Table};
 use burn_gp::nets::{fit_hybrid, HybridConfig, HybridNet};
+use burn_gp::saved::SavedModel;
 use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::{CheckpointConfig, History, LrSchedule, TrainConfig};
 use burn_gp::Error;
@@ -20,9 +21,12 @@ fn table(n: usize) -> ClassTable {
     ClassTable::new(Table::new(x, labels, 2).unwrap(), vec!["a".into(), "b".into(), "c".into()]).unwrap()
 }
 
-/// A fresh network, the same values whatever the process (its parameter ids are new).
+/// A fresh network with new parameter ids. Its values come from the backend's generator, which
+/// tests running beside this one draw from too: the runs compared below start from copies of one
+/// network loaded from its file (not clones: a clone shares Burn's running statistics of batch
+/// normalisation with the original), and a fresh one is only the skeleton a checkpoint loads
+/// into.
 fn fresh(set: &ClassTable, recipe: &HybridConfig, device: &Device) -> HybridNet<Mlp> {
-    device.seed(11);
     recipe.init(Mlp::new(2, 16, 4, 0, device), set, device).unwrap()
 }
 
@@ -41,6 +45,10 @@ fn a_resumed_hybrid_run_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
     let recipe = HybridConfig::classes(3).with_init_samples(150);
     let dir = std::env::temp_dir().join(format!("burn-gp-checkpoints-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let start_file = dir.join("start.bgp");
+    fresh(&set, &recipe, &device).save(&start_file).unwrap();
+    let start = || HybridNet::<Mlp>::load(&start_file, &device).unwrap();
     let config = |checkpoint| TrainConfig {
         epochs: 4,
         batch_size: 32,
@@ -52,7 +60,7 @@ fn a_resumed_hybrid_run_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
         ..Default::default()
     };
     let none = |_: &HybridNet<Mlp>, _: usize| Ok(vec![]);
-    let (net, history) = fit_hybrid(fresh(&set, &recipe, &device), &set, &recipe, &config(None), none).unwrap();
+    let (net, history) = fit_hybrid(start(), &set, &recipe, &config(None), none).unwrap();
     let uninterrupted = outcome(net, &set, &history);
 
     // Killed during epoch 3: the evaluation after it fails, so the last checkpoint is epoch 2's.
@@ -61,7 +69,7 @@ fn a_resumed_hybrid_run_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
         3 => Err(Error::invalid("test", "the run is killed in epoch 3")),
         _ => Ok(vec![]),
     };
-    assert!(fit_hybrid(fresh(&set, &recipe, &device), &set, &recipe, &with, killed).is_err());
+    assert!(fit_hybrid(start(), &set, &recipe, &with, killed).is_err());
     assert!(dir.join("HybridNet.ckpt").exists());
     let (net, history) = fit_hybrid(fresh(&set, &recipe, &device), &set, &recipe, &with, none).unwrap();
     assert_eq!(history.records.len(), 4);
@@ -96,4 +104,92 @@ fn loops_without_checkpoints_refuse_a_config_that_asks_for_them() {
     };
     let result = model.fit(&x, &set.table.y, &config);
     assert!(matches!(result, Err(Error::InvalidArgument { ref name, .. }) if name == "checkpoint"));
+}
+
+/// The child process of [`a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process`]: 20
+/// epochs of the hybrid above from a seeded network, with checkpoints in `DIR` when
+/// `BURN_GP_CHECKPOINT_CHILD` is `DIR:OUT` (none when it is `:OUT`), writing the outcome's bits to
+/// `OUT` when it finishes, then the number of epochs this process trained.
+#[test]
+#[ignore = "runs only as the child process of a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process"]
+fn checkpoint_child_process() {
+    let Ok(task) = std::env::var("BURN_GP_CHECKPOINT_CHILD") else {
+        eprintln!("skipped: checkpoint_child_process runs only as a child process (BURN_GP_CHECKPOINT_CHILD unset)");
+        return;
+    };
+    let (dir, out) = task.split_once(':').expect("DIR:OUT");
+    let device = crate::common::ad_device();
+    device.seed(3); // the only test in this process: the generator is ours
+    let set = table(150);
+    let recipe = HybridConfig::classes(3).with_init_samples(150);
+    let checkpoint = (!dir.is_empty()).then(|| CheckpointConfig::every_epoch(dir));
+    let config = TrainConfig {
+        epochs: 20,
+        batch_size: 32,
+        lr: 0.01,
+        seed: 9,
+        progress: false,
+        checkpoint,
+        ..Default::default()
+    };
+    let mut trained = 0; // epochs this process trains
+    let count = |_: &HybridNet<Mlp>, _: usize| {
+        trained += 1;
+        Ok(vec![])
+    };
+    let (net, history) = fit_hybrid(fresh(&set, &recipe, &device), &set, &recipe, &config, count).unwrap();
+    let (mean, objectives) = outcome(net, &set, &history);
+    let lines: Vec<String> = mean.iter().map(|v| v.to_bits()).chain(objectives).map(|b| format!("{b:016x}")).collect();
+    std::fs::write(out, format!("{}\n{trained}", lines.join("\n"))).unwrap();
+}
+
+/// Issue 95's end-to-end check: a training process killed by SIGKILL at a seeded random moment
+/// after its first checkpoint (perhaps while it writes one) is resumed by a new process, which
+/// ends bit for bit where an uninterrupted process ends.
+#[test]
+fn a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process() {
+    use rand::{RngExt, SeedableRng};
+    use std::process::{Command, Stdio};
+    use std::time::{Duration, Instant};
+    let dir = std::env::temp_dir().join(format!("burn-gp-sigkill-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let (ckpt, plain_out, resumed_out) = (dir.join("ckpt"), dir.join("plain.txt"), dir.join("resumed.txt"));
+    let exe = std::env::current_exe().unwrap();
+    let child = |task: String| {
+        let mut c = Command::new(&exe);
+        c.args(["--exact", "checkpoints::checkpoint_child_process", "--ignored", "--test-threads", "1"]);
+        c.env("BURN_GP_CHECKPOINT_CHILD", task).stdout(Stdio::null()).stderr(Stdio::null());
+        c
+    };
+    let task = |d: &std::path::Path, out: &std::path::Path| format!("{}:{}", d.display(), out.display());
+    assert!(child(format!(":{}", plain_out.display())).status().unwrap().success(), "the uninterrupted child failed");
+
+    let mut run = child(task(&ckpt, &resumed_out)).spawn().unwrap();
+    let started = Instant::now();
+    while !ckpt.join("HybridNet.ckpt").exists() {
+        assert!(started.elapsed() < Duration::from_secs(300), "no checkpoint after 300 s");
+        assert!(run.try_wait().unwrap().is_none(), "the child ended before its first checkpoint");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let delay = rand::rngs::StdRng::seed_from_u64(95).random_range(0..400);
+    std::thread::sleep(Duration::from_millis(delay));
+    run.kill().unwrap(); // SIGKILL on Unix
+    run.wait().unwrap();
+    assert!(!resumed_out.exists(), "the child finished before it was killed: the test checked nothing");
+
+    assert!(child(task(&ckpt, &resumed_out)).status().unwrap().success(), "the resumed child failed");
+    let read = |path: &std::path::Path| {
+        let text = std::fs::read_to_string(path).unwrap();
+        let (bits, trained) = text.rsplit_once('\n').unwrap();
+        (bits.to_string(), trained.parse::<usize>().unwrap())
+    };
+    let ((plain, all), (resumed, rest)) = (read(&plain_out), read(&resumed_out));
+    assert_eq!(all, 20);
+    assert!((1..20).contains(&rest), "the new process trained {rest} epochs: it did not resume");
+    eprintln!(
+        "killed after {delay} ms past the first checkpoint; the new process trained the last {rest} of 20 epochs"
+    );
+    assert!(plain == resumed, "the resumed process ended elsewhere than the uninterrupted one");
+    let _ = std::fs::remove_dir_all(&dir);
 }
