@@ -8,7 +8,10 @@
 //! cargo run --release --example mnist_hybrid -- --save hybrid.bgp --save-softmax softmax.bgp  # train once
 //! cargo run --release --example adversarial -- --model hybrid.bgp --softmax-model softmax.bgp
 //! cargo run --release --example adversarial -- --train-size 10000 --epochs 1   # or train both here
+//! cargo run --release --example adversarial -- --dataset cifar10 --model h.bgp --softmax-model s.bgp  # CIFAR-10
 //! ```
+//! `--dataset cifar10` attacks the paper's CIFAR-10 networks (saved by `cifar_hybrid --save …
+//! --save-softmax …`, or trained here by `cifar_hybrid`'s recipe) on CIFAR-10's test images.
 //! The hybrid's attacked loss is the head's per-image data term `−ℓ*_n` (the KL does not depend on
 //! x), or with `--attack-loss mean-softmax` the cross-entropy of `softmax(f̄)` over its mean
 //! predictions. Scores of the hybrid: `vr`, the sampled variation ratio (the paper's eq. 13,
@@ -39,12 +42,13 @@ use std::path::PathBuf;
 
 use burn::module::Module;
 use burn::nn::loss::CrossEntropyLossConfig;
-use burn::tensor::Tensor;
+use burn::tensor::{Device, Tensor};
 use burn_gp::calibration::{TemperatureScaling, VarianceScaling};
-use burn_gp::data::{data_root, load_mnist, ImageSet, MnistVariant, Subset};
+use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics::{accuracy, roc_auc, roc_curve};
 use burn_gp::models::{entropy, ClassPredictive};
-use burn_gp::nets::{image_batch, HybridNet, MnistTrunk, MnistTrunkConfig, SoftmaxNet};
+use burn_gp::nets::{image_batch, Cifar10TrunkConfig, HybridConfig, HybridNet, MnistTrunkConfig, SoftmaxNet, Trunk};
+use burn_gp::saved::Blueprint;
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
 use burn_gp::{Error, Result};
@@ -55,8 +59,11 @@ mod hybrid;
 
 /// Command-line options.
 #[derive(clap::Parser, Debug)]
-#[command(about = "FGSM attack on the MNIST hybrid and its softmax twin; detection ROC-AUC of their uncertainty")]
+#[command(about = "FGSM attack on the hybrid and its softmax twin; detection ROC-AUC of their uncertainty")]
 struct Args {
+    /// The images and the paper's network for them.
+    #[arg(long, value_enum, default_value_t = Dataset::Mnist)]
+    dataset: Dataset,
     /// A hybrid saved by `mnist_hybrid --save` (default: train one here with the hybrid options;
     /// `--load FILE` works too).
     #[arg(long)]
@@ -77,6 +84,39 @@ struct Args {
     /// Shared options: batch, epochs, lr, seed, data, device, precision, json, plot, …
     #[command(flatten)]
     run: common::RunOptions,
+}
+
+/// `--dataset` values.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq)]
+enum Dataset {
+    /// MNIST digits and `MnistTrunk` (`mnist_hybrid`'s networks).
+    Mnist,
+    /// CIFAR-10 and `Cifar10Trunk` (`cifar_hybrid`'s networks, without `--augment`).
+    Cifar10,
+}
+
+impl Dataset {
+    /// The name in the JSON.
+    fn name(self) -> &'static str {
+        match self {
+            Dataset::Mnist => "mnist",
+            Dataset::Cifar10 => "cifar10",
+        }
+    }
+    /// The name in titles.
+    fn title(self) -> &'static str {
+        match self {
+            Dataset::Mnist => "MNIST",
+            Dataset::Cifar10 => "CIFAR-10",
+        }
+    }
+    /// The training or test images.
+    fn load(self, root: &std::path::Path, subset: Subset) -> Result<ImageSet> {
+        match self {
+            Dataset::Mnist => load_mnist(root, MnistVariant::Digits, subset),
+            Dataset::Cifar10 => load_cifar10(root, subset),
+        }
+    }
 }
 
 /// `--attack-loss` values: the loss FGSM ascends on the hybrid.
@@ -112,8 +152,8 @@ fn fgsm_step(images: Tensor<4>, loss: Tensor<1>, eps: f64) -> Result<Tensor<4>> 
 /// The hybrid's latent marginals on FGSM images of `set`, the attack ascending `loss` (for
 /// `Hinge`, `−Σ_n ℓ*_n`). `net` is frozen (no parameter gradients, normaliser on its running
 /// statistics) on the autodiff device.
-fn attack_hybrid(
-    net: &HybridNet<MnistTrunk>,
+fn attack_hybrid<T: Trunk<Input = Tensor<4>>>(
+    net: &HybridNet<T>,
     set: &ImageSet,
     eps: f64,
     attack: AttackLoss,
@@ -142,9 +182,9 @@ fn attack_hybrid(
 /// The softmax network's logits `[n, C]` on FGSM images of `set` (the attack ascends its
 /// cross-entropy), and the hybrid's marginals on the same images (a transferred attack); both
 /// networks frozen, `net` on the autodiff device.
-fn attack_softmax(
-    net: &SoftmaxNet<MnistTrunk>,
-    hybrid: &HybridNet<MnistTrunk>,
+fn attack_softmax<T: Trunk<Input = Tensor<4>>>(
+    net: &SoftmaxNet<T>,
+    hybrid: &HybridNet<T>,
     set: &ImageSet,
     eps: f64,
     devices: &common::Devices,
@@ -217,8 +257,14 @@ fn mean(v: &[f64]) -> f64 {
 }
 
 fn main() {
-    let args: Args = common::parse_with_defaults(hybrid::HYBRID_DEFAULTS);
-    common::exit_on_error(run(&args));
+    let mut args: Args = common::parse_with_defaults(hybrid::HYBRID_DEFAULTS);
+    common::exit_on_error(match args.dataset {
+        Dataset::Mnist => run(&args, |d| MnistTrunkConfig::new().init(d)),
+        Dataset::Cifar10 => {
+            args.hybrid.lengthscale_factor.get_or_insert(HybridConfig::CIFAR10_LENGTHSCALE_FACTOR);
+            run(&args, |d| Cifar10TrunkConfig::new().init(d))
+        }
+    });
 }
 
 /// One ε: accuracies and AUCs of both networks.
@@ -244,36 +290,37 @@ struct SoftmaxRow {
     transfer_auc: [f64; HYBRID_SCORES.len()],
 }
 
-fn run(args: &Args) -> Result<()> {
+/// The attack on `args.dataset`'s networks, whose untrained trunk `make_trunk` builds.
+fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(args: &Args, make_trunk: impl Fn(&Device) -> T) -> Result<()> {
     let devices = args.run.devices()?;
     let figures = args.run.plot.figures("adversarial")?;
     let root = data_root(args.run.data.as_deref())?;
-    let test = load_mnist(&root, MnistVariant::Digits, Subset::Test)?;
+    let data = args.dataset;
+    let test = data.load(&root, Subset::Test)?;
     let test_size = if args.hybrid.test_size > 0 { args.hybrid.test_size } else { 2000 };
     let test = test.subset(0..test_size.min(test.n))?;
     let hybrid_file = args.model.as_ref().or(args.hybrid.file.load.as_ref());
     let needs_train = hybrid_file.is_none() || args.hybrid.calibration > 0;
     let (train, held) = if needs_train {
-        let (train, held) =
-            hybrid::split_calibration(load_mnist(&root, MnistVariant::Digits, Subset::Train)?, &args.hybrid)?;
+        let (train, held) = hybrid::split_calibration(data.load(&root, Subset::Train)?, &args.hybrid)?;
         (Some(train), held)
     } else {
         (None, None)
     };
     let net = match (hybrid_file, &train) {
-        (Some(path), _) => HybridNet::<MnistTrunk>::load(path, &devices.train)?,
+        (Some(path), _) => HybridNet::<T>::load(path, &devices.train)?,
         (None, Some(train)) => {
-            let trunk = MnistTrunkConfig::new().init(&devices.train);
+            let trunk = make_trunk(&devices.train);
             let (net, history) = hybrid::train_hybrid(trunk, train, &test, &args.hybrid, &args.run, &devices)?;
-            figures.curves("curves", "MNIST hybrid: training", &[("hybrid", &history)])?;
+            figures.curves("curves", &format!("{} hybrid: training", data.title()), &[("hybrid", &history)])?;
             net
         }
         (None, None) => unreachable!("the training set is loaded when no hybrid file is given"),
     };
     let soft = match (&args.softmax_model, &train) {
-        (Some(path), _) => Some(SoftmaxNet::<MnistTrunk>::load(path, &devices.train)?),
+        (Some(path), _) => Some(SoftmaxNet::<T>::load(path, &devices.train)?),
         (None, Some(train)) if hybrid_file.is_none() && !args.hybrid.no_softmax => {
-            let trunk = MnistTrunkConfig::new().init(&devices.train);
+            let trunk = make_trunk(&devices.train);
             Some(hybrid::train_softmax(trunk, train, &test, &args.run, &devices, false)?.0)
         }
         _ => None,
@@ -366,14 +413,15 @@ fn run(args: &Args) -> Result<()> {
         );
         rows.push(row);
     }
-    let what = format!("FGSM images vs {} clean MNIST test images", test.n);
+    let what = format!("FGSM images vs {} clean {} test images", test.n, data.title());
     let title = format!("{what}: variation ratio ({} samples)", args.hybrid.vr_samples);
     figures.roc("roc_vr", &title, &roc_vr)?;
     figures.roc("roc_maxp", &format!("{what}: 1 − max class probability"), &roc_maxp)?;
 
     println!(
-        "FGSM ({} loss) on the MNIST hybrid and its softmax twin ({} test images; clean accuracy {:.4} / {}; VR from {} samples)",
+        "FGSM ({} loss) on the {} hybrid and its softmax twin ({} test images; clean accuracy {:.4} / {}; VR from {} samples)",
         args.attack_loss.name(),
+        data.title(),
         test.n,
         acc(&clean.classes()),
         soft_clean.as_ref().map_or("–".to_string(), |s| format!("{:.4}", s.1)),
@@ -427,7 +475,7 @@ fn run(args: &Args) -> Result<()> {
         println!(
             "{}",
             serde_json::json!({
-                "example": "adversarial", "dataset": "mnist", "eps": args.eps, "attack_loss": args.attack_loss.name(), "test_size": test.n,
+                "example": "adversarial", "dataset": data.name(), "eps": args.eps, "attack_loss": args.attack_loss.name(), "test_size": test.n,
                 "accuracy": per(&|r| r.accuracy), "clean_accuracy": acc(&clean.classes()),
                 "vr_clean": mean(&clean_scores[0]), "vr_adv": per(&|r| r.vr),
                 "latent_var_clean": mean(&clean_scores[3]), "latent_var_adv": per(&|r| r.latent_var),

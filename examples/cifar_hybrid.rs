@@ -14,15 +14,17 @@
 //! `--augment`: the usual CIFAR-10 recipe for both networks (random crops of 4-pixel padded
 //! images and horizontal flips, drawn from `--seed`; inputs standardised per channel with the
 //! training images' moments). Results: docs/results/cifar10.md.
-//! Defaults: the library's recipe (`burn_gp::nets::HybridConfig`; see `mnist_hybrid`), batch 128,
-//! 3 epochs, Adam lr 1e-3, ρ = 0.02, batch-standardised features, P = 128 (`--m`), f32.
+//! Defaults: the library's CIFAR-10 recipe (`burn_gp::nets::HybridConfig::cifar10`: the MNIST
+//! recipe of `mnist_hybrid` with the head's lengthscales at 2 × the median feature distance,
+//! `--lengthscale-factor`), batch 128, 3 epochs, Adam lr 1e-3, ρ = 0.02, batch-standardised
+//! features, P = 128 (`--m`), f32.
 //! `--plot DIR` writes `cifar_hybrid_curves.svg` (training curves of both networks),
 //! `cifar_hybrid_reliability.svg` and `cifar_hybrid_softmax_reliability.svg` (reliability
 //! diagrams, 15 bins).
 //! With `--json` the last stdout line is
 //! `{"example":"cifar_hybrid","accuracy":…,"nll":…,"ece":…,"epoch_s":…,"softmax_accuracy":…, …}`
 //! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_epoch_s`, `test_acc_by_epoch`,
-//! `softmax_test_acc_by_epoch`, `augment`, `epochs`, `batch`, `lr`, `m`, `train_size`, `backend`;
+//! `softmax_test_acc_by_epoch`, `augment`, `lengthscale_factor`, `epochs`, `batch`, `lr`, `m`, `train_size`, `backend`;
 //! docs/examples.md lists every key).
 mod common;
 #[path = "common/hybrid.rs"]

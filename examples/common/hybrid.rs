@@ -85,6 +85,8 @@ pub fn main(example: &str, data: ImageData) {
                 run(example, data.name(), sets, |d, _| Ok(MnistTrunkConfig::new().init(d)), &args.hybrid, &args.run)
             }
             ImageData::Cifar10 => {
+                let mut opts = args.hybrid.clone();
+                opts.lengthscale_factor.get_or_insert(HybridConfig::CIFAR10_LENGTHSCALE_FACTOR);
                 let (train, source) = load_cifar10_with_source(&root, Subset::Train)?;
                 eprintln!("{example}: read {source}");
                 let sets = (train, load_cifar10(&root, Subset::Test)?);
@@ -93,7 +95,7 @@ pub fn main(example: &str, data: ImageData) {
                     true => Cifar10TrunkConfig::standardised_for(train).try_init(d),
                     false => Ok(Cifar10TrunkConfig::new().init(d)),
                 };
-                run(example, data.name(), sets, trunk, &args.hybrid, &args.run)
+                run(example, data.name(), sets, trunk, &opts, &args.run)
             }
         }
     })());
@@ -176,10 +178,12 @@ pub struct HybridOptions {
     /// Initial diagonal of the head's whitened q(u) Cholesky factors.
     #[arg(long, default_value_t = 0.1)]
     pub q_sqrt_init: f64,
-    /// Factor on the head's initial lengthscales (1 = the median distance between features; the
-    /// library's default, 0.5, is the recipe measured in docs/results/bayesian_svm.md).
-    #[arg(long, default_value_t = 0.5)]
-    pub lengthscale_factor: f64,
+    /// Factor on the head's initial lengthscales (1 = the median distance between features).
+    /// Default: the library's recipe for the data, 0.5 for MNIST and Fashion-MNIST
+    /// (`HybridConfig::classes`, docs/results/bayesian_svm.md), 2 for CIFAR-10
+    /// (`HybridConfig::cifar10`, docs/results/cifar10.md).
+    #[arg(long)]
+    pub lengthscale_factor: Option<f64>,
     /// Weight β on the head's data term (tempering; 1 = the untempered ELBO, below 1 a wider q(u)).
     #[arg(long, default_value_t = 1.0)]
     pub likelihood_weight: f64,
@@ -422,6 +426,12 @@ pub fn hybrid_scores(
     })
 }
 
+/// The head's lengthscale factor: `--lengthscale-factor`, else the library's default
+/// (`HybridConfig::classes`'s; CIFAR-10's is set in `main`).
+fn lengthscale_factor(opts: &HybridOptions) -> f64 {
+    opts.lengthscale_factor.unwrap_or(HybridConfig::classes(2).head.lengthscale_factor)
+}
+
 /// The recipe these options describe: the library's defaults with `--m`, `--natural-step`,
 /// `--feature-norm`, `--standardize-steps`, `--freeze-mean-only`, the head's initial settings,
 /// its likelihood weight and the seed.
@@ -431,7 +441,7 @@ pub fn recipe(num_classes: usize, opts: &HybridOptions, run: &RunOptions) -> Hyb
         .head
         .with_num_inducing(opts.m)
         .with_q_sqrt_init(opts.q_sqrt_init)
-        .with_lengthscale_factor(opts.lengthscale_factor)
+        .with_lengthscale_factor(lengthscale_factor(opts))
         .with_likelihood_weight(opts.likelihood_weight)
         .with_seed(run.seed);
     HybridConfig { head, ..recipe }
@@ -815,6 +825,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             "test_acc_by_epoch": curve_of(&curves, "hybrid"),
             "softmax_test_acc_by_epoch": curve_of(&curves, "softmax"),
             "augment": opts.augment,
+            "lengthscale_factor": lengthscale_factor(opts),
             "epochs": run.epochs,
             "batch": run.batch,
             "lr": run.lr,
