@@ -8,7 +8,7 @@ use burn::tensor::Tensor;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
-use super::{divergence, CheckpointConfig, EpochRecord, History, OptimizerConfig};
+use super::{divergence, Checkpoint, CheckpointConfig, EpochRecord, History, OptimizerConfig};
 use crate::data::MiniBatches;
 use crate::error::{check_positive, Error};
 
@@ -42,9 +42,8 @@ pub struct TrainConfig {
     /// The optimiser (Adam by default).
     #[config(default = "OptimizerConfig::Adam")]
     pub optimizer: OptimizerConfig,
-    /// Checkpoints of the run (none by default); only
-    /// [`fit_hybrid`](crate::nets::fit_hybrid) writes them so far, every other training loop
-    /// refuses a config that asks for them.
+    /// Checkpoints of the run (none by default; see [`CheckpointConfig`] for the loops that
+    /// write them, the others refuse a config that asks for them).
     #[config(default = "None")]
     pub checkpoint: Option<CheckpointConfig>,
 }
@@ -107,18 +106,92 @@ impl TrainConfig {
 /// `loss(model, batch_indices)` returns the scalar to minimise (e.g. `−ELBO / N`);
 /// `evaluate(model, epoch)` is called after every epoch on the model without autodiff
 /// (`model.valid()`) and returns named metrics for the progress line and the [`History`].
-pub fn fit<M, F, E>(model: M, n: usize, config: &TrainConfig, loss: F, evaluate: E) -> GpResult<(M, History)>
+///
+/// With [`TrainConfig::checkpoint`] set, a checkpoint (the model's parameters, the optimiser's
+/// state, the epochs and steps done, the history) is written atomically to
+/// `<dir>/<model type>.ckpt` every `every_epochs` epochs and after the last; with `resume`, a run
+/// goes on from the checkpoint there and ends bit for bit where the uninterrupted run ends (a
+/// checkpoint of another run, by data size, batch size, epochs or seed, is a typed error). This
+/// is how SVGP models and the Bayesian SVM (`Svgp::fit`), `ExactGpr`, `Sgpr` and the decoupled
+/// GPs trained by Adam alone checkpoint.
+pub fn fit<M, F, E>(model: M, n: usize, config: &TrainConfig, mut loss: F, evaluate: E) -> GpResult<(M, History)>
 where
     M: Module,
     F: FnMut(&M, &[usize]) -> GpResult<Tensor<1>>,
     E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
 {
-    fit_with_hook(model, n, config, loss, |m, _| Ok(m), evaluate)
+    let Some(checkpoint) = &config.checkpoint else {
+        return fit_with_hook(model, n, config, loss, |m, _| Ok(m), evaluate);
+    };
+    let kind = std::any::type_name::<M>();
+    // The file is named after the model's type without its path and parameters (`Svgp.ckpt`);
+    // the checkpoint holds the full type name, which a resumed run must match.
+    let short = kind.split('<').next().unwrap_or(kind).rsplit("::").next().unwrap_or("model");
+    let path = checkpoint.file(short);
+    let fingerprint = [n as u64, config.batch_size as u64, config.epochs as u64, config.seed];
+    let saved = match checkpoint.resume {
+        true => Checkpoint::read(&path, kind, &fingerprint)?,
+        false => None,
+    };
+    let (mut model, mut optim, mut start) = (model, config.optimizer.init()?, None);
+    if let Some(c) = saved {
+        let blob = |i: usize| c.blobs.get(i).ok_or_else(|| Error::invalid("checkpoint", format!("no state blob {i}")));
+        model = crate::saved::module_from_bytes(&path, model, blob(0)?)?;
+        optim = optim
+            .from_bytes(burn::tensor::Bytes::from_bytes_vec(blob(1)?.clone()))
+            .map_err(|e| Error::BadFormat { path: path.clone(), reason: format!("optimiser state: {e}") })?;
+        start = Some(LoopStart { epochs_done: c.epochs_done, history: c.history });
+    }
+    let optim = std::cell::RefCell::new(optim);
+    let step = |model: M, batch: &[usize], at: StepIndex| -> GpResult<(M, f64)> {
+        let (model, value) = loss_step(model, batch, at, &mut loss, &mut optim.borrow_mut(), config)?;
+        Ok((model, value))
+    };
+    let write = |model: &M, at: &LoopPosition<'_>| -> GpResult<()> {
+        if !(at.epoch.is_multiple_of(checkpoint.every_epochs) || at.epoch == config.epochs) {
+            return Ok(());
+        }
+        let optimizer = optim.borrow().into_bytes().map_err(|e| Error::invalid("checkpoint", e.to_string()))?.to_vec();
+        let state = Checkpoint {
+            kind: kind.to_string(),
+            fingerprint: fingerprint.to_vec(),
+            epochs_done: at.epoch,
+            steps_done: at.steps_done,
+            history: at.history.clone(),
+            blobs: vec![crate::saved::module_bytes(model.clone())?, optimizer],
+        };
+        state.write(&path)
+    };
+    fit_loop_resumable(model, n, config, "obj", step, evaluate, start, write)
+}
+
+/// One optimiser step on the minibatch `batch`: its objective (checked finite before the step)
+/// and the model after the step.
+fn loss_step<M, F>(
+    model: M,
+    batch: &[usize],
+    at: StepIndex,
+    loss: &mut F,
+    optim: &mut burn::optim::ModuleOptimizer,
+    config: &TrainConfig,
+) -> GpResult<(M, f64)>
+where
+    M: Module,
+    F: FnMut(&M, &[usize]) -> GpResult<Tensor<1>>,
+{
+    let l = loss(&model, batch)?;
+    let value = l.clone().into_scalar::<f64>();
+    if !value.is_finite() {
+        return Err(divergence::non_finite_objective(&model, "objective", value, at));
+    }
+    let grads = GradientsParams::from_grads(l.backward(), &model);
+    Ok((optim.step(config.lr_at(at), model, grads), value))
 }
 
 /// As [`fit`], with `after_step(model, batch_indices)` run after every optimiser step; it may replace
 /// parameters that Adam does not train (e.g. a natural-gradient update of a variational posterior,
-/// see [`crate::models::HingeNaturalGradient`]).
+/// see [`crate::models::HingeNaturalGradient`]). The hook's own state is not the loop's to save,
+/// so a config with [`TrainConfig::checkpoint`] set is [`Error::InvalidArgument`] here.
 pub fn fit_with_hook<M, F, H, E>(
     model: M,
     n: usize,
@@ -135,13 +208,7 @@ where
 {
     let mut optim = config.optimizer.init()?;
     let step = |model: M, batch: &[usize], at: StepIndex| -> GpResult<(M, f64)> {
-        let l = loss(&model, batch)?;
-        let value = l.clone().into_scalar::<f64>();
-        if !value.is_finite() {
-            return Err(divergence::non_finite_objective(&model, "objective", value, at));
-        }
-        let grads = GradientsParams::from_grads(l.backward(), &model);
-        let model = optim.step(config.lr_at(at), model, grads);
+        let (model, value) = loss_step(model, batch, at, &mut loss, &mut optim, config)?;
         Ok((after_step(model, batch)?, value))
     };
     fit_loop(model, n, config, "obj", step, evaluate)
@@ -196,8 +263,8 @@ where
     if config.checkpoint.is_some() {
         return Err(Error::invalid(
             "checkpoint",
-            "this model's training loop does not write checkpoints yet (only fit_hybrid does); leave \
-             TrainConfig::checkpoint at None",
+            "this model's training loop does not write checkpoints yet (fit_hybrid and train::fit do); \
+             leave TrainConfig::checkpoint at None",
         ));
     }
     fit_loop_resumable(model, n, config, label, step, evaluate, None, |_, _| Ok(()))

@@ -89,12 +89,50 @@ fn a_resumed_hybrid_run_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
 }
 
 #[test]
+fn a_resumed_bayesian_svm_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
+    use burn_gp::models::{BayesianSvm, BayesianSvmConfig};
+    let device = crate::common::ad_device();
+    let set = table(120);
+    let dir = std::env::temp_dir().join(format!("burn-gp-checkpoints-bsvm-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let start_file = dir.join("start.bgp");
+    let model = BayesianSvmConfig::tabular(3).with_num_inducing(6).init(&set.table.x, &set.table.y, 2, &device);
+    model.unwrap().save(&start_file).unwrap();
+    let start = || BayesianSvm::load(&start_file, &device).unwrap();
+    let x = matrix(set.table.x.clone(), 120, 2, &device).unwrap();
+    let config =
+        |checkpoint| TrainConfig { epochs: 5, batch_size: 32, progress: false, checkpoint, ..Default::default() };
+    let params = |m: BayesianSvm| to_vec(m.valid().predict_f(x.clone().inner()).unwrap().0);
+    let none = |_: &BayesianSvm, _: usize| Ok(vec![]);
+    let (model, history) = start().fit_evaluated(&x, &set.table.y, &config(None), none).unwrap();
+    let objectives: Vec<u64> = history.records.iter().map(|r| r.objective.to_bits()).collect();
+    let uninterrupted = params(model);
+    let with = config(Some(CheckpointConfig::every_epoch(&dir)));
+    let killed = |_: &BayesianSvm, epoch: usize| match epoch {
+        3 => Err(Error::invalid("test", "the run is killed in epoch 3")),
+        _ => Ok(vec![]),
+    };
+    assert!(start().fit_evaluated(&x, &set.table.y, &with, killed).is_err());
+    assert!(dir.join("Svgp.ckpt").exists());
+    let mut trained = 0;
+    let count = |_: &BayesianSvm, _: usize| {
+        trained += 1;
+        Ok(vec![])
+    };
+    let skeleton = BayesianSvmConfig::tabular(3).with_num_inducing(6).init(&set.table.x, &set.table.y, 2, &device);
+    let (model, history) = skeleton.unwrap().fit_evaluated(&x, &set.table.y, &with, count).unwrap();
+    assert_eq!(trained, 3, "the resumed fit trained {trained} epochs, not the last 3 of 5");
+    assert_eq!(history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>(), objectives);
+    assert!(params(model) == uninterrupted, "the resumed model predicts other latent means");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
 fn loops_without_checkpoints_refuse_a_config_that_asks_for_them() {
-    use burn_gp::models::BayesianSvmConfig;
+    use burn_gp::models::{BayesianSvmConfig, DeepGpConfig};
     let device = crate::common::ad_device();
     let set = table(60);
-    let model =
-        BayesianSvmConfig::tabular(3).with_num_inducing(5).init(&set.table.x, &set.table.y, 2, &device).unwrap();
     let x = matrix(set.table.x.clone(), 60, 2, &device).unwrap();
     let config = TrainConfig {
         epochs: 1,
@@ -102,8 +140,31 @@ fn loops_without_checkpoints_refuse_a_config_that_asks_for_them() {
         checkpoint: Some(CheckpointConfig::every_epoch("unused")),
         ..Default::default()
     };
-    let result = model.fit(&x, &set.table.y, &config);
-    assert!(matches!(result, Err(Error::InvalidArgument { ref name, .. }) if name == "checkpoint"));
+    let refused =
+        |r: burn_gp::Result<History>| matches!(r, Err(Error::InvalidArgument { ref name, .. }) if name == "checkpoint");
+    // A loop with a hook whose state it cannot save.
+    let model =
+        BayesianSvmConfig::tabular(3).with_num_inducing(5).init(&set.table.x, &set.table.y, 2, &device).unwrap();
+    let y = matrix(
+        set.table.y.iter().flat_map(|&c| (0..3).map(move |k| f64::from(u8::from(k == c)))).collect(),
+        60,
+        3,
+        &device,
+    )
+    .unwrap();
+    let hooked = burn_gp::train::fit_with_hook(
+        model,
+        60,
+        &config,
+        |m, idx| m.minibatch_loss(&x, &y, idx),
+        |m, _| Ok(m),
+        |_, _| Ok(vec![]),
+    );
+    assert!(refused(hooked.map(|r| r.1)));
+    // The deep GP's loop.
+    let targets: Vec<f64> = set.table.x.chunks(2).map(|r| r[0].sin()).collect();
+    let deep = DeepGpConfig::new(2).with_num_inducing(5).init(&set.table.x, &targets, 60, 2, &device).unwrap();
+    assert!(refused(deep.fit(&x, &matrix(targets, 60, 1, &device).unwrap(), &config).map(|r| r.1)));
 }
 
 /// The child process of [`a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process`]: 20
