@@ -1,24 +1,23 @@
 //! The paper's CIFAR-10 hybrid (CNN trunk + Bayesian SVM head) on a slice of the real images
-//! (`cifar-10-jpeg/`, or the binary version where present), trained by the library's recipe in
-//! f32 as the examples run: it must learn well past chance in a few epochs, and a seed must
-//! repeat a run bit for bit.
+//! (`cifar-10-jpeg/`, or the binary version where present), trained by the library's CIFAR-10
+//! recipe (`HybridConfig::cifar10`) in f32 as the examples run: it must learn well past chance in
+//! a few epochs, and a seed must repeat a run bit for bit.
 //!
-//! The learning test is `#[ignore]`d: it is a learning run, 8 min 11 s on an idle 2-core Xeon in
+//! The learning test is `#[ignore]`d: it is a learning run, 8–10 min on an idle 2-core Xeon in
 //! the test profile and about 30 min on CI's cores (it took CI's `.ci/run` from 28 to 57 min), and
 //! long learning runs belong in benchmarks. Run it with
 //! `cargo test --test hybrid_cifar -- --ignored` (docs/results/cifar10.md). The bit-for-bit test
 //! (two steps, three runs) stays in `cargo test`: it trains on the real images through the whole
 //! pipeline.
 //!
-//! The bound is low because the recipe learns CIFAR-10 slowly (docs/results/cifar10.md): on a
-//! 2-core Xeon (family 6 model 167) the learning test reached 0.203 with the objective falling
-//! from 3.44 to 2.72; the bound, 0.13, is chance (0.10) plus three standard errors of an accuracy
-//! on 1 000 images at chance, and leaves room for the runs of other CPU models.
+//! On a 2-core Xeon (family 6 model 167) the learning test reached 0.390, the objective falling
+//! from 3.39 to 2.47 (the MNIST recipe, `HybridConfig::classes`, reached 0.203 with the same
+//! budget); the bound, 0.25, leaves room for the runs of other CPU models (chance is 0.10).
 mod common;
 use std::sync::Mutex;
 
 use burn_gp::data::{load_cifar10, ImageSet, Subset};
-use burn_gp::nets::{image_batch, Cifar10Trunk, Cifar10TrunkConfig, HybridNet};
+use burn_gp::nets::{image_batch, Cifar10Trunk, Cifar10TrunkConfig, HybridConfig, HybridNet};
 use burn_gp::train::History;
 use common::data_root_or_skip;
 use common::hybrids::{assert_a_seed_repeats, f32_device, train_image_hybrid};
@@ -26,7 +25,7 @@ use common::hybrids::{assert_a_seed_repeats, f32_device, train_image_hybrid};
 /// Epochs of the learning test (2 000 images, batch 128: 16 steps an epoch).
 const EPOCHS: usize = 8;
 /// Least test accuracy of the learning test (chance: 0.10).
-const BOUND: f64 = 0.13;
+const BOUND: f64 = 0.25;
 
 /// The backend's generator is global: tests that seed it must not run at the same time.
 static SEEDED: Mutex<()> = Mutex::new(());
@@ -51,7 +50,7 @@ fn accuracy(net: &HybridNet<Cifar10Trunk>, set: &ImageSet) -> f64 {
 
 /// Trains the paper's hybrid from `seed` by the library's recipe (see `common::hybrids`).
 fn train(set: &ImageSet, seed: u64, epochs: usize, batch: usize) -> (HybridNet<Cifar10Trunk>, History) {
-    train_image_hybrid(|d| Cifar10TrunkConfig::new().init(d), set, seed, epochs, batch)
+    train_image_hybrid(|d| Cifar10TrunkConfig::new().init(d), &HybridConfig::cifar10(), set, seed, epochs, batch)
 }
 
 #[test]
@@ -74,5 +73,5 @@ fn a_seed_repeats_a_cifar_hybrid_run_bit_for_bit() {
     // 256 images, batch 128: two steps a run.
     let Some((train_set, test_set)) = cifar(256, 100) else { return };
     let _guard = SEEDED.lock().unwrap_or_else(|p| p.into_inner());
-    assert_a_seed_repeats(|d| Cifar10TrunkConfig::new().init(d), &train_set, &test_set, 128);
+    assert_a_seed_repeats(|d| Cifar10TrunkConfig::new().init(d), &HybridConfig::cifar10(), &train_set, &test_set, 128);
 }

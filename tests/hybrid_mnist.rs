@@ -11,7 +11,7 @@ mod common;
 use std::sync::Mutex;
 
 use burn_gp::data::{load_mnist, ImageSet, MnistVariant, Subset};
-use burn_gp::nets::{image_batch, HybridNet, MnistTrunkConfig, Trunk};
+use burn_gp::nets::{image_batch, HybridConfig, HybridNet, MnistTrunkConfig, Trunk};
 use burn_gp::train::History;
 use common::data_root_or_skip;
 use common::hybrids::{assert_a_seed_repeats, f32_device, train_image_hybrid};
@@ -36,7 +36,7 @@ fn accuracy<T: Trunk<Input = burn::tensor::Tensor<4>>>(net: &HybridNet<T>, set: 
 
 /// Trains the paper's hybrid from `seed` by the library's recipe (see `common::hybrids`).
 fn train(set: &ImageSet, seed: u64, epochs: usize, batch: usize) -> (HybridNet<burn_gp::nets::MnistTrunk>, History) {
-    train_image_hybrid(|d| MnistTrunkConfig::new().init(d), set, seed, epochs, batch)
+    train_image_hybrid(|d| MnistTrunkConfig::new().init(d), &HybridConfig::classes(10), set, seed, epochs, batch)
 }
 
 #[test]
@@ -58,5 +58,5 @@ fn hybrid_learns_real_mnist_for_three_seeds() {
 fn a_seed_repeats_a_hybrid_run_bit_for_bit() {
     let Some((train_set, test_set)) = mnist(640, 200) else { return };
     let _guard = SEEDED.lock().unwrap_or_else(|p| p.into_inner());
-    assert_a_seed_repeats(|d| MnistTrunkConfig::new().init(d), &train_set, &test_set, 64);
+    assert_a_seed_repeats(|d| MnistTrunkConfig::new().init(d), &HybridConfig::classes(10), &train_set, &test_set, 64);
 }

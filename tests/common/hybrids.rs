@@ -14,11 +14,12 @@ pub fn f32_device() -> Device {
 }
 
 /// Trains the trunk that `make` builds, with a 10-class Bayesian SVM head, from `seed` by the
-/// library's recipe (Adam at 1e-3 annealed to 0, batch `batch`) on `set`, and returns it without
+/// library's recipe `recipe` (Adam at 1e-3 annealed to 0, batch `batch`) on `set`, and returns it without
 /// autodiff, with its history. The backend is seeded before the trunk is built, so a seed
 /// repeats a run; callers serialise tests that seed it.
 pub fn train_image_hybrid<T: Trunk<Input = Tensor<4>>>(
     make: impl Fn(&Device) -> T,
+    recipe: &HybridConfig,
     set: &ImageSet,
     seed: u64,
     epochs: usize,
@@ -26,7 +27,7 @@ pub fn train_image_hybrid<T: Trunk<Input = Tensor<4>>>(
 ) -> (HybridNet<T>, History) {
     let dev = f32_device().autodiff();
     dev.seed(seed);
-    let mut recipe = HybridConfig::classes(10);
+    let mut recipe = recipe.clone();
     recipe.head.seed = seed;
     let net = recipe.init(make(&dev), set, &dev).unwrap();
     let config = TrainConfig { batch_size: batch, progress: false, ..recipe.train_config(epochs, seed) };
@@ -35,16 +36,17 @@ pub fn train_image_hybrid<T: Trunk<Input = Tensor<4>>>(
 }
 
 /// Trains one epoch (batch `batch`) from seed 7 twice and from seed 8 once, with the trunk `make`
-/// builds, and asserts that seed 7 repeats its objective and its latent marginals on `test` bit
+/// builds and the recipe `recipe`, and asserts that seed 7 repeats its objective and its latent marginals on `test` bit
 /// for bit while seed 8 gives other marginals.
 pub fn assert_a_seed_repeats<T: Trunk<Input = Tensor<4>>>(
     make: impl Fn(&Device) -> T,
+    recipe: &HybridConfig,
     train: &ImageSet,
     test: &ImageSet,
     batch: usize,
 ) {
     let run = |seed| {
-        let (net, history) = train_image_hybrid(&make, train, seed, 1, batch);
+        let (net, history) = train_image_hybrid(&make, recipe, train, seed, 1, batch);
         let idx: Vec<usize> = (0..test.n).collect();
         let (mean, var) = net.marginals(image_batch(test, &idx, &f32_device()).unwrap().images).unwrap();
         (history.records[0].objective, to_vec(mean), to_vec(var))
