@@ -13,10 +13,11 @@ use crate::error::{Error, Result};
 
 /// Where and how often a training loop writes checkpoints, and whether it resumes from one.
 ///
-/// [`fit_hybrid`](crate::nets::fit_hybrid) and [`fit`](super::fit) (SVGP models, the Bayesian
-/// SVM, `ExactGpr`, `Sgpr`) write them; the loops whose state they cannot save yet (EP and SEP,
-/// full EP, the skew GP, the deep GP, [`fit_with_hook`](super::fit_with_hook)'s natural-gradient
-/// hooks) refuse a [`TrainConfig`](super::TrainConfig) that asks for them, with a typed error.
+/// [`fit_hybrid`](crate::nets::fit_hybrid), [`fit`](super::fit) (SVGP models, the Bayesian SVM,
+/// `ExactGpr`, `Sgpr`) and `DeepGp::fit` write them; [`fit_with_hook`](super::fit_with_hook),
+/// whose hook's state (e.g. natural gradients) is not the loop's, refuses a
+/// [`TrainConfig`](super::TrainConfig) that asks for them, with a typed error. The EP, full-EP
+/// and skew-GP loops take their own configs, which have no checkpoints yet.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointConfig {
     /// Folder of the checkpoint file (created if missing).

@@ -15,4 +15,4 @@ pub use history::{EpochRecord, History};
 pub use lr_scheduler::ScheduledLr;
 pub use optimizer::OptimizerConfig;
 pub use trainer::{fit, fit_loop, fit_with_hook, LrSchedule, StepIndex, TrainConfig};
-pub(crate) use trainer::{fit_loop_resumable, LoopPosition, LoopStart};
+pub(crate) use trainer::{fit_loop_resumable, fit_loop_with_optimizer, LoopPosition, LoopStart};

@@ -3,7 +3,7 @@ use std::time::Instant;
 
 use burn::config::Config;
 use burn::module::Module;
-use burn::optim::GradientsParams;
+use burn::optim::{GradientsParams, ModuleOptimizer};
 use burn::tensor::Tensor;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
@@ -120,12 +120,40 @@ where
     F: FnMut(&M, &[usize]) -> GpResult<Tensor<1>>,
     E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
 {
-    let Some(checkpoint) = &config.checkpoint else {
+    if config.checkpoint.is_none() {
         return fit_with_hook(model, n, config, loss, |m, _| Ok(m), evaluate);
+    }
+    let step = |model: M, batch: &[usize], at: StepIndex, optim: &mut ModuleOptimizer| {
+        loss_step(model, batch, at, &mut loss, optim, config)
     };
-    let kind = std::any::type_name::<M>();
-    // The file is named after the model's type without its path and parameters (`Svgp.ckpt`);
-    // the checkpoint holds the full type name, which a resumed run must match.
+    let optim = config.optimizer.init()?;
+    fit_loop_with_optimizer(model, n, config, "obj", std::any::type_name::<M>(), optim, step, evaluate)
+}
+
+/// [`fit_loop`] for a loop whose whole state is the model and one optimiser, `step` taking the
+/// optimiser: with [`TrainConfig::checkpoint`] set, both are checkpointed to
+/// `<dir>/<short kind>.ckpt` (`kind` without its module path and type parameters), and a resumed
+/// run goes on from there (a checkpoint of another `kind` or another run is a typed error).
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn fit_loop_with_optimizer<M, S, E>(
+    model: M,
+    n: usize,
+    config: &TrainConfig,
+    label: &str,
+    kind: &str,
+    optim: ModuleOptimizer,
+    mut step: S,
+    evaluate: E,
+) -> GpResult<(M, History)>
+where
+    M: Module,
+    S: FnMut(M, &[usize], StepIndex, &mut ModuleOptimizer) -> GpResult<(M, f64)>,
+    E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
+{
+    let Some(checkpoint) = &config.checkpoint else {
+        let mut optim = optim;
+        return fit_loop(model, n, config, label, |m, b, at| step(m, b, at, &mut optim), evaluate);
+    };
     let short = kind.split('<').next().unwrap_or(kind).rsplit("::").next().unwrap_or("model");
     let path = checkpoint.file(short);
     let fingerprint = [n as u64, config.batch_size as u64, config.epochs as u64, config.seed];
@@ -133,7 +161,7 @@ where
         true => Checkpoint::read(&path, kind, &fingerprint)?,
         false => None,
     };
-    let (mut model, mut optim, mut start) = (model, config.optimizer.init()?, None);
+    let (mut model, mut optim, mut start) = (model, optim, None);
     if let Some(c) = saved {
         let blob = |i: usize| c.blobs.get(i).ok_or_else(|| Error::invalid("checkpoint", format!("no state blob {i}")));
         model = crate::saved::module_from_bytes(&path, model, blob(0)?)?;
@@ -143,10 +171,7 @@ where
         start = Some(LoopStart { epochs_done: c.epochs_done, history: c.history });
     }
     let optim = std::cell::RefCell::new(optim);
-    let step = |model: M, batch: &[usize], at: StepIndex| -> GpResult<(M, f64)> {
-        let (model, value) = loss_step(model, batch, at, &mut loss, &mut optim.borrow_mut(), config)?;
-        Ok((model, value))
-    };
+    let step = |model: M, batch: &[usize], at: StepIndex| step(model, batch, at, &mut optim.borrow_mut());
     let write = |model: &M, at: &LoopPosition<'_>| -> GpResult<()> {
         if !(at.epoch.is_multiple_of(checkpoint.every_epochs) || at.epoch == config.epochs) {
             return Ok(());
@@ -162,7 +187,7 @@ where
         };
         state.write(&path)
     };
-    fit_loop_resumable(model, n, config, "obj", step, evaluate, start, write)
+    fit_loop_resumable(model, n, config, label, step, evaluate, start, write)
 }
 
 /// One optimiser step on the minibatch `batch`: its objective (checked finite before the step)
@@ -172,7 +197,7 @@ fn loss_step<M, F>(
     batch: &[usize],
     at: StepIndex,
     loss: &mut F,
-    optim: &mut burn::optim::ModuleOptimizer,
+    optim: &mut ModuleOptimizer,
     config: &TrainConfig,
 ) -> GpResult<(M, f64)>
 where
@@ -263,7 +288,7 @@ where
     if config.checkpoint.is_some() {
         return Err(Error::invalid(
             "checkpoint",
-            "this model's training loop does not write checkpoints yet (fit_hybrid and train::fit do); \
+            "this training loop does not write checkpoints (fit_hybrid, train::fit and DeepGp::fit do); \
              leave TrainConfig::checkpoint at None",
         ));
     }

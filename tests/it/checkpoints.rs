@@ -130,7 +130,7 @@ fn a_resumed_bayesian_svm_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends(
 
 #[test]
 fn loops_without_checkpoints_refuse_a_config_that_asks_for_them() {
-    use burn_gp::models::{BayesianSvmConfig, DeepGpConfig};
+    use burn_gp::models::BayesianSvmConfig;
     let device = crate::common::ad_device();
     let set = table(60);
     let x = matrix(set.table.x.clone(), 60, 2, &device).unwrap();
@@ -161,10 +161,48 @@ fn loops_without_checkpoints_refuse_a_config_that_asks_for_them() {
         |_, _| Ok(vec![]),
     );
     assert!(refused(hooked.map(|r| r.1)));
-    // The deep GP's loop.
-    let targets: Vec<f64> = set.table.x.chunks(2).map(|r| r[0].sin()).collect();
-    let deep = DeepGpConfig::new(2).with_num_inducing(5).init(&set.table.x, &targets, 60, 2, &device).unwrap();
-    assert!(refused(deep.fit(&x, &matrix(targets, 60, 1, &device).unwrap(), &config).map(|r| r.1)));
+}
+
+#[test]
+fn a_resumed_deep_gp_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
+    use burn_gp::models::{DeepGp, DeepGpConfig};
+    let device = crate::common::ad_device();
+    let set = table(80);
+    let targets: Vec<f64> = set.table.x.chunks(2).map(|r| r[0].sin() + 0.3 * r[1]).collect();
+    let dir = std::env::temp_dir().join(format!("burn-gp-checkpoints-dgp-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    let start_file = dir.join("start.bgp");
+    let build =
+        || DeepGpConfig::new(2).with_hidden(vec![2]).with_num_inducing(6).init(&set.table.x, &targets, 80, 2, &device);
+    build().unwrap().save(&start_file).unwrap();
+    let start = || DeepGp::load(&start_file, &device).unwrap();
+    let (x, y) =
+        (matrix(set.table.x.clone(), 80, 2, &device).unwrap(), matrix(targets.clone(), 80, 1, &device).unwrap());
+    let config =
+        |checkpoint| TrainConfig { epochs: 5, batch_size: 16, progress: false, checkpoint, ..Default::default() };
+    let means = |m: DeepGp| to_vec(m.valid().predict_moments(x.clone().inner()).unwrap().0);
+    let none = |_: &DeepGp, _: usize| Ok(vec![]);
+    let (model, history) = start().fit_evaluated(&x, &y, &config(None), none).unwrap();
+    let objectives: Vec<u64> = history.records.iter().map(|r| r.objective.to_bits()).collect();
+    let uninterrupted = means(model);
+    let with = config(Some(CheckpointConfig::every_epoch(&dir)));
+    let killed = |_: &DeepGp, epoch: usize| match epoch {
+        3 => Err(Error::invalid("test", "the run is killed in epoch 3")),
+        _ => Ok(vec![]),
+    };
+    assert!(start().fit_evaluated(&x, &y, &with, killed).is_err());
+    assert!(dir.join("DeepGp.ckpt").exists());
+    let mut trained = 0;
+    let count = |_: &DeepGp, _: usize| {
+        trained += 1;
+        Ok(vec![])
+    };
+    let (model, history) = build().unwrap().fit_evaluated(&x, &y, &with, count).unwrap();
+    assert_eq!(trained, 3, "the resumed fit trained {trained} epochs, not the last 3 of 5");
+    assert_eq!(history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>(), objectives);
+    assert!(means(model) == uninterrupted, "the resumed deep GP predicts other means");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The child process of [`a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process`]: 20

@@ -7,7 +7,7 @@ use burn::tensor::Tensor;
 use super::model::DeepGp;
 use crate::error::{check_finite, Error, Result};
 use crate::train::divergence::{first_non_finite_gradient, parameter_note};
-use crate::train::{fit_loop, History, OptimizerConfig, StepIndex, TrainConfig};
+use crate::train::{fit_loop_with_optimizer, History, OptimizerConfig, StepIndex, TrainConfig};
 
 /// Adam's ε in the authors' code, which minimises the unnormalised `−F̂`.
 const PAPER_ADAM_EPSILON: f64 = 1e-8;
@@ -19,7 +19,9 @@ impl DeepGp {
     /// `evaluate(model, epoch)` runs after every epoch on the model without autodiff and returns
     /// named metrics for the progress line and the [`History`] (objective = mean of `−F̂/N`).
     /// A non-finite energy or gradient stops training with [`Error::NonFinite`] naming the step
-    /// and the parameter.
+    /// and the parameter. With [`TrainConfig::checkpoint`] set, the model and the optimiser's
+    /// state are checkpointed to `<dir>/DeepGp.ckpt`, and a resumed run ends bit for bit where the
+    /// uninterrupted run ends.
     ///
     /// With [`OptimizerConfig::Adam`] (the default) Adam uses β = (0.9, 0.999) and ε = 1e-8/N: the
     /// loss is `−F̂/N`, so this is the same update as the authors' Adam (ε = 1e-8) on `−F̂` (Burn's
@@ -74,7 +76,7 @@ impl DeepGp {
         x: &Tensor<2>,
         y: &Tensor<2>,
         config: &TrainConfig,
-        mut optim: ModuleOptimizer,
+        optim: ModuleOptimizer,
         evaluate: E,
     ) -> Result<(Self, History)>
     where
@@ -87,34 +89,35 @@ impl DeepGp {
         }
         check_finite("DeepGp::fit: x", &crate::tensors::to_vec(x.clone()))?;
         check_finite("DeepGp::fit: y", &crate::tensors::to_vec(y.clone()))?;
-        let step = |model: DeepGp, batch: &[usize], at: StepIndex| -> Result<(DeepGp, f64)> {
-            let (step, epoch) = (at.step, at.epoch);
-            let loss = model.minibatch_loss(x, y, batch).map_err(|e| match e {
-                Error::NonFinite { context, index } => Error::NonFinite {
-                    context: format!("{context} at step {step} (epoch {epoch}); {}", parameter_note(&model)),
-                    index,
-                },
-                other => other,
-            })?;
-            let value = loss.clone().into_scalar::<f64>();
-            if !value.is_finite() {
-                return Err(Error::NonFinite {
-                    context: format!(
-                        "deep GP energy became {value} at step {step} (epoch {epoch}); {}",
-                        parameter_note(&model)
-                    ),
-                    index: step,
-                });
-            }
-            let grads = GradientsParams::from_grads(loss.backward(), &model);
-            if let Some((name, i)) = first_non_finite_gradient(&model, &grads) {
-                return Err(Error::NonFinite {
-                    context: format!("gradient of parameter {name} at step {step} (epoch {epoch})"),
-                    index: i,
-                });
-            }
-            Ok((optim.step(config.lr_at(at), model, grads), value))
-        };
-        fit_loop(self, n, config, "−F/N", step, evaluate)
+        let step =
+            |model: DeepGp, batch: &[usize], at: StepIndex, optim: &mut ModuleOptimizer| -> Result<(DeepGp, f64)> {
+                let (step, epoch) = (at.step, at.epoch);
+                let loss = model.minibatch_loss(x, y, batch).map_err(|e| match e {
+                    Error::NonFinite { context, index } => Error::NonFinite {
+                        context: format!("{context} at step {step} (epoch {epoch}); {}", parameter_note(&model)),
+                        index,
+                    },
+                    other => other,
+                })?;
+                let value = loss.clone().into_scalar::<f64>();
+                if !value.is_finite() {
+                    return Err(Error::NonFinite {
+                        context: format!(
+                            "deep GP energy became {value} at step {step} (epoch {epoch}); {}",
+                            parameter_note(&model)
+                        ),
+                        index: step,
+                    });
+                }
+                let grads = GradientsParams::from_grads(loss.backward(), &model);
+                if let Some((name, i)) = first_non_finite_gradient(&model, &grads) {
+                    return Err(Error::NonFinite {
+                        context: format!("gradient of parameter {name} at step {step} (epoch {epoch})"),
+                        index: i,
+                    });
+                }
+                Ok((optim.step(config.lr_at(at), model, grads), value))
+            };
+        fit_loop_with_optimizer(self, n, config, "−F/N", "DeepGp", optim, step, evaluate)
     }
 }
