@@ -83,13 +83,23 @@ impl<K: Kernel, I: InducingVariables<K>> Sgpr<K, I> {
     }
 
     /// Predictive marginals of the latent `f(x*)`: mean and variance `[n*, 1]`.
+    ///
+    /// The rows go through in chunks whose `[M, rows]` temporaries hold at most 2²² cells, so
+    /// memory is bounded by the chunk, not by n*; the chunk size does not change a bit of the result.
     pub fn predict_f(&self, xs: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
-        let ns = check_inputs("Sgpr::predict_f", &xs, self.kernel.input_dim())?;
+        check_inputs("Sgpr::predict_f", &xs, self.kernel.input_dim())?;
         let c = self.collapsed()?;
+        let b = matmul(c.sigma_inv.clone(), matmul(c.kuf.clone(), self.y.clone())?)?; // L_Σ⁻¹ K_uf y
+        let chunk = crate::models::prediction_chunk(self.inducing.num_inducing());
+        crate::models::in_row_chunks(&xs, chunk, |rows| self.predict_rows(&c, b.clone(), rows))
+    }
+
+    /// [`Self::predict_f`] of the rows `xs` in one piece, `b = L_Σ⁻¹ K_uf y`.
+    fn predict_rows(&self, c: &Collapsed, b: Tensor<2>, xs: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        let ns = xs.dims()[0];
         let kus = self.inducing.kuf(&self.kernel, xs.clone()); // [M, n*]
         let a = matmul(c.sigma_inv.clone(), kus.clone())?; // L_Σ⁻¹ K_u*
-        let b = matmul(c.sigma_inv, matmul(c.kuf, self.y.clone())?)?; // L_Σ⁻¹ K_uf y
-        let mean = matmul_transposed(a.clone(), b, true, false)? / c.noise;
+        let mean = matmul_transposed(a.clone(), b, true, false)? / c.noise.clone();
         let q = row_sums((kus.clone() * c.factor.solve(kus)).transpose());
         let var = self.kernel.k_diag(xs).reshape([ns, 1]) - q + row_sums(a.powi_scalar(2).transpose());
         Ok((mean, var.clamp_min(1e-12)))

@@ -161,14 +161,21 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         Ok((mean, var))
     }
 
-    /// Predictive marginals of the latent `f(x)`: mean and variance `[n, P]`.
+    /// Predictive marginals of the latent `f(x)`: mean and variance `[n, P]`, computed in chunks of
+    /// rows whose temporaries hold at most 2²² cells each (M · P cells a row), so memory is bounded
+    /// by the chunk, not by n; the chunk size does not change a bit of the result.
     pub fn predict_f(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
-        check_inputs("Svgp::predict_f", &x, self.kernel.input_dim())?;
+        let chunk = super::prediction_chunk(self.num_inducing() * self.num_latent());
+        self.predict_f_chunked(x, chunk)
+    }
+
+    /// The marginals of `q(f(x))` in one piece (the training objective's; no chunks in the graph).
+    fn latent_marginals(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         let luu = self.prior_factor()?;
         self.conditional(x, luu)
     }
 
-    /// As [`predict_f`](Self::predict_f) in chunks of `chunk` rows (bounded memory for large n).
+    /// As [`predict_f`](Self::predict_f) in chunks of `chunk` rows.
     pub fn predict_f_chunked(&self, x: Tensor<2>, chunk: usize) -> Result<(Tensor<2>, Tensor<2>)> {
         check_inputs("Svgp::predict_f_chunked", &x, self.kernel.input_dim())?;
         let luu = self.prior_factor()?;
@@ -192,7 +199,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
     pub fn elbo(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
         let n = check_inputs("Svgp::elbo", &x, self.kernel.input_dim())?;
         check_targets("Svgp::elbo", &y, n, self.num_latent())?;
-        let (m, v) = self.predict_f(x)?;
+        let (m, v) = self.latent_marginals(x)?;
         let ve = self.likelihood.variational_expectations(m, v, y).sum().reshape([1]);
         let scale = self.num_data as f64 / n as f64;
         Ok(ve.mul_scalar(scale) - self.kl_divergence())

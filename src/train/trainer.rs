@@ -334,8 +334,10 @@ where
             format!("{epochs_done} epochs done with {} records, of a run of {}", history.records.len(), config.epochs),
         ));
     }
-    for _ in 0..epochs_done {
-        batches.next_epoch();
+    // the batches are drawn one at a time: an epoch's batches are never all held at once (their
+    // indices would be a second N-sized copy of the permutation)
+    for _ in 0..epochs_done * steps {
+        batches.next_batch();
     }
     let bar = if config.progress {
         let b = ProgressBar::new((steps * config.epochs) as u64);
@@ -355,7 +357,8 @@ where
     for epoch in epochs_done + 1..=config.epochs {
         let t0 = Instant::now();
         let mut total = 0.0;
-        for batch in batches.next_epoch() {
+        for _ in 0..steps {
+            let batch = batches.next_batch();
             step_number += 1;
             let at = StepIndex { step: step_number, epoch, steps: steps * config.epochs };
             let (next, value) = step(model, &batch, at)?;

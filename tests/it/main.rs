@@ -18,6 +18,7 @@ mod bsvm_golden;
 mod bsvm_math;
 mod bsvm_train;
 mod checkpoints;
+mod chunked_prediction;
 mod data_loaders;
 mod decoupled_fourier;
 mod deep_gp;

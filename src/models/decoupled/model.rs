@@ -236,15 +236,15 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
         post.kl.ok_or_else(|| Error::invalid("posterior", "built without its KL divergence"))
     }
 
-    /// Marginals of the latent `q(f(x))`: mean and variance `[n, 1]`.
+    /// Marginals of the latent `q(f(x))`: mean and variance `[n, 1]`, computed in chunks of rows
+    /// whose temporaries hold at most 2²² cells each, so memory is bounded by the chunk, not by n;
+    /// the chunk size does not change a bit of the result.
     pub fn predict_f(&self, x: Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
-        check_inputs("DecoupledGp::predict_f", &x, self.kernel.input_dim())?;
-        let post = self.posterior(false)?;
-        let m = self.marginals(&post, x)?;
-        Ok((m.mean, m.var))
+        let chunk = crate::models::prediction_chunk(self.num_beta().max(self.num_gamma()));
+        self.predict_f_chunked(x, chunk)
     }
 
-    /// As [`predict_f`](Self::predict_f) in chunks of `chunk` rows (bounded memory for large n).
+    /// As [`predict_f`](Self::predict_f) in chunks of `chunk` rows.
     pub fn predict_f_chunked(&self, x: Tensor<2>, chunk: usize) -> Result<(Tensor<2>, Tensor<2>)> {
         check_inputs("DecoupledGp::predict_f_chunked", &x, self.kernel.input_dim())?;
         let post = self.posterior(false)?;

@@ -215,7 +215,30 @@ impl<K: Kernel> EpGpClassifier<K> {
     /// Latent predictive mean `m*` and variance `s*` (σ0² included) at the rows of `x` under the
     /// posterior `q` (paper eqs. 36–37, in the stable form of `docs/papers/001-ep-classification.md`,
     /// section "Whitened form"): `m* = ψ*ᵀL_B⁻ᵀβ`, `s* = k** − ‖ψ*‖² + ‖L_B⁻¹ψ*‖²`.
+    ///
+    /// The rows go through in chunks whose `[m, rows]` host matrices hold at most 2²² cells, so
+    /// memory is bounded by the chunk, not by the number of rows.
     pub fn predict_latent(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<(Vec<f64>, Vec<f64>)> {
+        let n = check_inputs("EpGpClassifier::predict_latent", x, Some(self.input_dim()))?;
+        // without autodiff: on an autodiff device every chunk's kernel matrices would be recorded
+        // for a backward pass that never comes (measured: 1.2 GB more peak memory over 10⁶ rows)
+        let (model, x) = match x.device().is_autodiff() {
+            true => (self.clone().valid(), x.clone().inner()),
+            false => (self.clone(), x.clone()),
+        };
+        let chunk = crate::models::prediction_chunk(self.num_inducing());
+        let (mut mean, mut var) = (Vec::with_capacity(n), Vec::with_capacity(n));
+        for (start, len) in crate::models::row_blocks(n, chunk) {
+            let rows = x.clone().narrow(0, start, len);
+            let (m, v) = model.latent_of_rows(&rows, q)?;
+            mean.extend(m);
+            var.extend(v);
+        }
+        Ok((mean, var))
+    }
+
+    /// [`Self::predict_latent`] of the rows of `x` in one piece.
+    fn latent_of_rows(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<(Vec<f64>, Vec<f64>)> {
         let fitc = self.fitc(x)?;
         if q.beta.len() != fitc.num_inducing() {
             return Err(Error::shape(

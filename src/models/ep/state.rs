@@ -30,10 +30,18 @@ impl SiteSums {
     }
     /// `S`, `e` recomputed from the stored directions and sites (removes drift; ours, not the paper's:
     /// `docs/papers/001-ep-classification.md`, section "Training schedules").
+    ///
+    /// `S` is summed over blocks of 4 096 columns, so no second `[m, n]` matrix is made: the
+    /// directions are the run's O(nm) memory, and a scaled copy of them would double it.
     pub fn rebuild(&mut self, sites: &EpSites) {
+        const BLOCK: usize = 4096;
         let (m, n) = (self.directions.nrows(), self.directions.ncols());
-        let scaled = Mat::from_fn(m, n, |r, c| self.directions[(r, c)] * sites.nu[c]);
-        matmul_into(self.s.as_mut(), Accum::Replace, scaled.as_ref(), self.directions.transpose(), 1.0, Par::Seq);
+        self.s = Mat::zeros(m, m);
+        for start in (0..n).step_by(BLOCK) {
+            let dirs = self.directions.as_ref().subcols(start, BLOCK.min(n - start));
+            let scaled = Mat::from_fn(m, dirs.ncols(), |r, c| dirs[(r, c)] * sites.nu[start + c]);
+            matmul_into(self.s.as_mut(), Accum::Add, scaled.as_ref(), dirs.transpose(), 1.0, Par::Seq);
+        }
         self.e = (0..m).map(|r| (0..n).map(|c| self.directions[(r, c)] * sites.mu[c]).sum()).collect();
     }
     /// `q` from the sums at the current `L = chol(K_uu)`: `A = LᵀSL`, `Lᵀe`.

@@ -191,8 +191,9 @@ impl<K: Kernel> EpGpClassifier<K> {
         let last_log_z = RefCell::new(None);
         // minibatch mode rebuilds S and e from the stored sites at the start of every epoch
         let current_epoch = Cell::new(0);
-        // the points a step touches: the batch, or every point in the batch modes
-        let all: Vec<usize> = (0..n).collect();
+        // the points a step touches: the batch, or every point in the batch modes (minibatch mode
+        // makes no N-sized index list)
+        let all: Vec<usize> = if minibatch { Vec::new() } else { (0..n).collect() };
         let step = |model: EpGpClassifier<K>, batch: &[usize], at: StepIndex| -> Result<(EpGpClassifier<K>, f64)> {
             if minibatch && at.epoch != current_epoch.get() {
                 current_epoch.set(at.epoch);
