@@ -18,10 +18,11 @@ use crate::error::{Error, Result};
 /// [`fit_hybrid`](crate::nets::fit_hybrid), [`fit`](super::fit) (SVGP models, the Bayesian SVM,
 /// `ExactGpr`, `Sgpr`), `DeepGp::fit` and `fit_decoupled` (natural gradients included) write them
 /// when [`TrainConfig::checkpoint`](super::TrainConfig::checkpoint) asks; the EP and full-EP
-/// classifiers when [`EpConfig::checkpoint`](crate::models::EpConfig::checkpoint) does.
+/// classifiers when [`EpConfig::checkpoint`](crate::models::EpConfig::checkpoint) does, and
+/// `SkewGp::fit` (a file per training run) when
+/// [`SkewGpConfig::checkpoint`](crate::models::SkewGpConfig::checkpoint) does.
 /// [`fit_with_hook`](super::fit_with_hook), whose hook's state is not the loop's, refuses a
-/// [`TrainConfig`](super::TrainConfig) that asks for them, with a typed error. The skew-GP loop
-/// has none yet.
+/// [`TrainConfig`](super::TrainConfig) that asks for them, with a typed error.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointConfig {
     /// Folder of the checkpoint file (created if missing).
@@ -232,6 +233,11 @@ impl<'a> BlobReader<'a> {
             return Err(self.bad(format!("state blob {} has {} bytes, not {want}", self.next - 1, bytes.len())));
         }
         Ok(bytes.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
+    }
+    /// `skeleton` with the parameters of the next blob (one of `crate::saved::module_bytes`).
+    pub(crate) fn module<M: burn::module::Module>(&mut self, skeleton: M) -> Result<M> {
+        let bytes = self.bytes()?;
+        crate::saved::module_from_bytes(self.path, skeleton, bytes)
     }
     /// The next blob as a count (8 little-endian bytes).
     pub(crate) fn count(&mut self) -> Result<usize> {

@@ -206,7 +206,7 @@ pub(crate) fn fit_loop_checkpointed<M: Module>(
     let (mut model, mut start) = (model, None);
     if let Some(c) = saved {
         let mut blobs = BlobReader::new(&path, &c.blobs);
-        model = crate::saved::module_from_bytes(&path, model, blobs.bytes()?)?;
+        model = blobs.module(model)?;
         load(&mut blobs)?;
         blobs.finish()?;
         start = Some(LoopStart { epochs_done: c.epochs_done, history: c.history });
@@ -329,7 +329,7 @@ where
         return Err(Error::invalid(
             "checkpoint",
             "this training loop does not write checkpoints (fit_hybrid, train::fit, DeepGp::fit, \
-             fit_decoupled and the EP classifiers do); leave TrainConfig::checkpoint at None",
+             fit_decoupled, the EP classifiers and SkewGp::fit do); leave TrainConfig::checkpoint at None",
         ));
     }
     fit_loop_resumable(model, n, config, label, step, evaluate, None, |_, _| Ok(()))
