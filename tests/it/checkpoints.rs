@@ -483,5 +483,8 @@ fn a_resumed_natural_gradient_decoupled_fit_ends_bit_for_bit_where_the_uninterru
     let resumed = outcome(resumed);
     assert_eq!(resumed.1, uninterrupted.1, "the objectives per epoch differ");
     assert!(resumed.0 == uninterrupted.0, "the resumed decoupled GP predicts otherwise");
+    // Adam alone writes the same file but does not resume a natural-gradient run
+    let adam_only = fit_decoupled(golden_model(&device, false), &x, &y, &with, 0.5, none);
+    assert!(refused_checkpoint(adam_only));
     let _ = std::fs::remove_dir_all(&dir);
 }

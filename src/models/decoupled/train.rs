@@ -46,8 +46,9 @@ where
         let (m, value) = loss_step(m, idx, at, &mut loss, optim, config)?;
         Ok((m.natural_gradient_step(select_rows(x, idx), select_rows(y, idx), rho)?.0, value))
     };
-    let kind = std::any::type_name::<DecoupledGp<K, I, L>>();
-    fit_loop_with_optimizer(model, n, config, "obj", kind, config.optimizer.init()?, step, evaluate)
+    // the same file as Adam alone writes, of another kind (neither resumes the other)
+    let kind = format!("{} with natural gradients", std::any::type_name::<DecoupledGp<K, I, L>>());
+    fit_loop_with_optimizer(model, n, config, "obj", &kind, config.optimizer.init()?, step, evaluate)
 }
 
 impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
