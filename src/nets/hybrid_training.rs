@@ -4,8 +4,7 @@
 //! (or Adam on `q(u)` too, with `natural_step = 0`).
 use std::cell::RefCell;
 
-use burn::optim::{GradientsParams, ModuleOptimizer};
-use burn::tensor::Bytes;
+use burn::optim::GradientsParams;
 
 use super::{HeadLikelihood, HybridConfig, HybridNet, TrainingSet, Trunk};
 use crate::error::{Error, Result};
@@ -13,7 +12,10 @@ use crate::kernels::Kernel;
 use crate::metrics::argmax;
 use crate::optim::flatten_gradients;
 use crate::tensors::to_vec;
-use crate::train::{fit_loop_resumable, Checkpoint, History, LoopPosition, LoopStart, StepIndex, TrainConfig};
+use crate::train::{
+    f64_bytes, fit_loop_resumable, optimizer_bytes, BlobReader, Checkpoint, History, LoopPosition, LoopStart,
+    StepIndex, TrainConfig,
+};
 
 /// What one training step did, for diagnosing a run (see [`fit_hybrid_traced`]).
 #[derive(Clone, Debug)]
@@ -124,8 +126,9 @@ where
         Some(c) if c.resume => Checkpoint::read(&c.file(CHECKPOINT_KIND), CHECKPOINT_KIND, &fingerprint)?,
         _ => None,
     };
+    let path = config.checkpoint.as_ref().map(|c| c.file(CHECKPOINT_KIND)).unwrap_or_default();
     if let Some(c) = &saved {
-        net = crate::saved::module_from_bytes(&checkpoint_file(config), net, blob(c, 0)?)?;
+        net = crate::saved::module_from_bytes(&path, net, BlobReader::new(&path, &c.blobs).bytes()?)?;
     }
     let mut natural = start_natural(&mut net, recipe)?;
     let mut optim = config.optimizer.init()?;
@@ -135,15 +138,18 @@ where
     };
     let mut start = None;
     if let Some(c) = saved {
-        let path = checkpoint_file(config);
-        optim = optimizer_from(&path, optim, blob(&c, 1)?)?;
-        head_optim = match head_optim {
-            Some(h) => Some(optimizer_from(&path, h, blob(&c, 2)?)?),
-            None => None,
-        };
-        if natural.is_some() {
-            natural = Some(L::natural_from_values(&net.head, &f64s(&path, blob(&c, 3)?)?)?);
+        let mut blobs = BlobReader::new(&path, &c.blobs);
+        blobs.bytes()?; // the network, loaded above
+        blobs.optimizer(&mut optim)?;
+        match head_optim.as_mut() {
+            Some(h) => blobs.optimizer(h)?,
+            None => _ = blobs.bytes()?,
         }
+        let values = blobs.f64s(None)?;
+        if natural.is_some() {
+            natural = Some(L::natural_from_values(&net.head, &values)?);
+        }
+        blobs.finish()?;
         train.resume_after(c.steps_done as u64);
         start = Some(LoopStart { epochs_done: c.epochs_done, history: c.history });
     }
@@ -209,9 +215,6 @@ where
         if !(at.epoch.is_multiple_of(c.every_epochs) || at.epoch == config.epochs) {
             return Ok(());
         }
-        let optimizer_bytes = |o: &ModuleOptimizer| -> Result<Vec<u8>> {
-            Ok(o.into_bytes().map_err(|e| Error::invalid("checkpoint", e.to_string()))?.to_vec())
-        };
         let head = head_optim.borrow().as_ref().map(optimizer_bytes).transpose()?.unwrap_or_default();
         let natural = natural.borrow().as_ref().map(L::natural_to_values).transpose()?.unwrap_or_default();
         let state = Checkpoint {
@@ -224,41 +227,16 @@ where
                 crate::saved::module_bytes(net.clone())?,
                 optimizer_bytes(&optim.borrow())?,
                 head,
-                natural.iter().flat_map(|v| v.to_le_bytes()).collect(),
+                f64_bytes(&natural),
             ],
         };
-        state.write(&c.file(CHECKPOINT_KIND))
+        state.write(&path)
     };
     fit_loop_resumable(net, train.len(), config, "obj", step, evaluate, start, checkpoint)
 }
 
 /// The kind of loop [`fit_hybrid`]'s checkpoints name (and their file name).
 const CHECKPOINT_KIND: &str = "HybridNet";
-
-/// The checkpoint file of `config` (which has checkpoints).
-fn checkpoint_file(config: &TrainConfig) -> std::path::PathBuf {
-    config.checkpoint.as_ref().map(|c| c.file(CHECKPOINT_KIND)).unwrap_or_default()
-}
-
-/// The `i`-th blob of a checkpoint.
-fn blob(c: &Checkpoint, i: usize) -> Result<&[u8]> {
-    c.blobs.get(i).map(Vec::as_slice).ok_or_else(|| Error::invalid("checkpoint", format!("no state blob {i}")))
-}
-
-/// An optimiser with the state of `bytes`, read from the checkpoint `path`.
-fn optimizer_from(path: &std::path::Path, optim: ModuleOptimizer, bytes: &[u8]) -> Result<ModuleOptimizer> {
-    optim
-        .from_bytes(Bytes::from_bytes_vec(bytes.to_vec()))
-        .map_err(|e| Error::BadFormat { path: path.to_path_buf(), reason: format!("optimiser state: {e}") })
-}
-
-/// Little-endian f64s of a checkpoint blob.
-fn f64s(path: &std::path::Path, bytes: &[u8]) -> Result<Vec<f64>> {
-    if !bytes.len().is_multiple_of(8) {
-        return Err(Error::BadFormat { path: path.to_path_buf(), reason: "a numeric state of odd length".into() });
-    }
-    Ok(bytes.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
-}
 
 /// With `recipe.natural_step > 0`, the state of the natural-gradient updates of `net`'s `q(u)`,
 /// which then leaves the optimiser (its gradients off); `None` where Adam trains `q(u)` too.

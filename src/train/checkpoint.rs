@@ -6,6 +6,8 @@
 //! its previous checkpoint.
 use std::path::{Path, PathBuf};
 
+use burn::optim::ModuleOptimizer;
+use burn::tensor::Bytes;
 use serde::{Deserialize, Serialize};
 
 use super::{EpochRecord, History};
@@ -14,10 +16,13 @@ use crate::error::{Error, Result};
 /// Where and how often a training loop writes checkpoints, and whether it resumes from one.
 ///
 /// [`fit_hybrid`](crate::nets::fit_hybrid), [`fit`](super::fit) (SVGP models, the Bayesian SVM,
-/// `ExactGpr`, `Sgpr`) and `DeepGp::fit` write them; [`fit_with_hook`](super::fit_with_hook),
-/// whose hook's state (e.g. natural gradients) is not the loop's, refuses a
-/// [`TrainConfig`](super::TrainConfig) that asks for them, with a typed error. The EP, full-EP
-/// and skew-GP loops take their own configs, which have no checkpoints yet.
+/// `ExactGpr`, `Sgpr`), `DeepGp::fit` and `fit_decoupled` (natural gradients included) write them
+/// when [`TrainConfig::checkpoint`](super::TrainConfig::checkpoint) asks; the EP and full-EP
+/// classifiers when [`EpConfig::checkpoint`](crate::models::EpConfig::checkpoint) does, and
+/// `SkewGp::fit` (a file per training run) when
+/// [`SkewGpConfig::checkpoint`](crate::models::SkewGpConfig::checkpoint) does.
+/// [`fit_with_hook`](super::fit_with_hook), whose hook's state is not the loop's, refuses a
+/// [`TrainConfig`](super::TrainConfig) that asks for them, with a typed error.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CheckpointConfig {
     /// Folder of the checkpoint file (created if missing).
@@ -184,6 +189,74 @@ impl Checkpoint {
             ));
         }
         Ok(Some(checkpoint))
+    }
+}
+
+/// The state of an optimiser as a checkpoint blob.
+pub(crate) fn optimizer_bytes(optim: &ModuleOptimizer) -> Result<Vec<u8>> {
+    Ok(optim.into_bytes().map_err(|e| Error::invalid("checkpoint", e.to_string()))?.to_vec())
+}
+
+/// Little-endian bytes of `values` (a checkpoint blob).
+pub(crate) fn f64_bytes(values: &[f64]) -> Vec<u8> {
+    values.iter().flat_map(|v| v.to_le_bytes()).collect()
+}
+
+/// Reads a checkpoint's blobs in the order its loop wrote them, each read a typed error
+/// ([`Error::BadFormat`] naming the file) when the blob is missing or malformed.
+pub(crate) struct BlobReader<'a> {
+    path: &'a Path,
+    blobs: &'a [Vec<u8>],
+    next: usize,
+}
+
+impl<'a> BlobReader<'a> {
+    /// A reader of `blobs`, read from the checkpoint `path`.
+    pub(crate) fn new(path: &'a Path, blobs: &'a [Vec<u8>]) -> Self {
+        Self { path, blobs, next: 0 }
+    }
+    /// [`Error::BadFormat`] for this file with `reason`.
+    pub(crate) fn bad(&self, reason: impl Into<String>) -> Error {
+        Error::BadFormat { path: self.path.to_path_buf(), reason: reason.into() }
+    }
+    /// The next blob's bytes.
+    pub(crate) fn bytes(&mut self) -> Result<&'a [u8]> {
+        let blob = self.blobs.get(self.next).ok_or_else(|| self.bad(format!("no state blob {}", self.next)))?;
+        self.next += 1;
+        Ok(blob)
+    }
+    /// The next blob as `len` little-endian f64s (any number with `None`).
+    pub(crate) fn f64s(&mut self, len: Option<usize>) -> Result<Vec<f64>> {
+        let bytes = self.bytes()?;
+        if !bytes.len().is_multiple_of(8) || len.is_some_and(|l| Some(bytes.len()) != l.checked_mul(8)) {
+            let want = len.map_or("a multiple of 8".to_string(), |l| format!("{}", l.saturating_mul(8)));
+            return Err(self.bad(format!("state blob {} has {} bytes, not {want}", self.next - 1, bytes.len())));
+        }
+        Ok(bytes.chunks_exact(8).map(|b| f64::from_le_bytes(b.try_into().expect("8 bytes"))).collect())
+    }
+    /// `skeleton` with the parameters of the next blob (one of `crate::saved::module_bytes`).
+    pub(crate) fn module<M: burn::module::Module>(&mut self, skeleton: M) -> Result<M> {
+        let bytes = self.bytes()?;
+        crate::saved::module_from_bytes(self.path, skeleton, bytes)
+    }
+    /// The next blob as a count (8 little-endian bytes).
+    pub(crate) fn count(&mut self) -> Result<usize> {
+        let bytes = self.bytes()?;
+        let word: [u8; 8] = bytes.try_into().map_err(|_| self.bad(format!("a count of {} bytes", bytes.len())))?;
+        usize::try_from(u64::from_le_bytes(word)).map_err(|_| self.bad("a count too large for this machine"))
+    }
+    /// Gives `optim` the state of the next blob.
+    pub(crate) fn optimizer(&mut self, optim: &mut ModuleOptimizer) -> Result<()> {
+        let bytes = Bytes::from_bytes_vec(self.bytes()?.to_vec());
+        *optim = optim.clone().from_bytes(bytes).map_err(|e| self.bad(format!("optimiser state: {e}")))?;
+        Ok(())
+    }
+    /// Checks that every blob was read.
+    pub(crate) fn finish(self) -> Result<()> {
+        match self.blobs.len() - self.next.min(self.blobs.len()) {
+            0 => Ok(()),
+            extra => Err(self.bad(format!("{extra} state blobs more than this loop keeps"))),
+        }
     }
 }
 

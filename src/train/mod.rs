@@ -8,11 +8,13 @@ mod lr_scheduler;
 mod optimizer;
 mod trainer;
 
-pub(crate) use checkpoint::Checkpoint;
 pub use checkpoint::CheckpointConfig;
+pub(crate) use checkpoint::{f64_bytes, optimizer_bytes, BlobReader, Checkpoint};
 pub use history::{EpochRecord, History};
 #[cfg(feature = "learner")]
 pub use lr_scheduler::ScheduledLr;
 pub use optimizer::OptimizerConfig;
 pub use trainer::{fit, fit_loop, fit_with_hook, LrSchedule, StepIndex, TrainConfig};
-pub(crate) use trainer::{fit_loop_resumable, fit_loop_with_optimizer, LoopPosition, LoopStart};
+pub(crate) use trainer::{
+    fit_loop_checkpointed, fit_loop_resumable, fit_loop_with_optimizer, loss_step, LoopPosition, LoopStart, LoopState,
+};

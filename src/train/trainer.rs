@@ -8,6 +8,7 @@ use burn::tensor::Tensor;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde::{Deserialize, Serialize};
 
+use super::checkpoint::{optimizer_bytes, BlobReader};
 use super::{divergence, Checkpoint, CheckpointConfig, EpochRecord, History, OptimizerConfig};
 use crate::data::MiniBatches;
 use crate::error::{check_positive, Error};
@@ -113,7 +114,7 @@ impl TrainConfig {
 /// goes on from the checkpoint there and ends bit for bit where the uninterrupted run ends (a
 /// checkpoint of another run, by data size, batch size, epochs or seed, is a typed error). This
 /// is how SVGP models and the Bayesian SVM (`Svgp::fit`), `ExactGpr`, `Sgpr` and the decoupled
-/// GPs trained by Adam alone checkpoint.
+/// GPs (`fit_decoupled`, natural gradients or not) checkpoint.
 pub fn fit<M, F, E>(model: M, n: usize, config: &TrainConfig, mut loss: F, evaluate: E) -> GpResult<(M, History)>
 where
     M: Module,
@@ -150,40 +151,79 @@ where
     S: FnMut(M, &[usize], StepIndex, &mut ModuleOptimizer) -> GpResult<(M, f64)>,
     E: FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
 {
-    let Some(checkpoint) = &config.checkpoint else {
-        let mut optim = optim;
-        return fit_loop(model, n, config, label, |m, b, at| step(m, b, at, &mut optim), evaluate);
+    let optim = std::cell::RefCell::new(optim);
+    let state = LoopState {
+        kind,
+        settings: &[],
+        save: &|| Ok(vec![optimizer_bytes(&optim.borrow())?]),
+        load: &mut |blobs: &mut BlobReader<'_>| blobs.optimizer(&mut optim.borrow_mut()),
     };
+    let step = |model: M, batch: &[usize], at: StepIndex| step(model, batch, at, &mut optim.borrow_mut());
+    fit_loop_checkpointed(model, n, config, label, state, step, evaluate)
+}
+
+/// The state a checkpointed loop keeps beside its model (optimisers, EP sites, step sizes, …),
+/// for [`fit_loop_checkpointed`].
+pub(crate) struct LoopState<'a> {
+    /// The kind of loop; its checkpoint file is `<dir>/<short kind>.ckpt` (without the module
+    /// path and type parameters).
+    pub kind: &'a str,
+    /// Settings a resumed run must share beyond the data size, batch size, epochs and seed.
+    pub settings: &'a [u64],
+    /// The state's blobs for a checkpoint.
+    pub save: &'a dyn Fn() -> GpResult<Vec<Vec<u8>>>,
+    /// Puts a checkpoint's blobs (those `save` wrote, in its order) back.
+    pub load: &'a mut dyn FnMut(&mut BlobReader<'_>) -> GpResult<()>,
+}
+
+/// [`fit_loop`] with checkpoints: with [`TrainConfig::checkpoint`] set, the model's parameters
+/// and `state`'s blobs are written atomically every `every_epochs` epochs and after the last,
+/// and with `resume` a run goes on from the checkpoint there (model, `state`, epochs, history),
+/// ending bit for bit where the uninterrupted run ends as long as `state` holds everything the
+/// step mutates. A checkpoint of another kind of loop or another run is
+/// [`Error::InvalidArgument`]; a damaged one [`Error::BadFormat`].
+pub(crate) fn fit_loop_checkpointed<M: Module>(
+    model: M,
+    n: usize,
+    config: &TrainConfig,
+    label: &str,
+    state: LoopState<'_>,
+    step: impl FnMut(M, &[usize], StepIndex) -> GpResult<(M, f64)>,
+    evaluate: impl FnMut(&M, usize) -> GpResult<Vec<(String, f64)>>,
+) -> GpResult<(M, History)> {
+    let Some(checkpoint) = &config.checkpoint else {
+        return fit_loop(model, n, config, label, step, evaluate);
+    };
+    let LoopState { kind, settings, save, load } = state;
     let short = kind.split('<').next().unwrap_or(kind).rsplit("::").next().unwrap_or("model");
     let path = checkpoint.file(short);
-    let fingerprint = [n as u64, config.batch_size as u64, config.epochs as u64, config.seed];
+    let mut fingerprint = vec![n as u64, config.batch_size as u64, config.epochs as u64, config.seed];
+    fingerprint.extend_from_slice(settings);
     let saved = match checkpoint.resume {
         true => Checkpoint::read(&path, kind, &fingerprint)?,
         false => None,
     };
-    let (mut model, mut optim, mut start) = (model, optim, None);
+    let (mut model, mut start) = (model, None);
     if let Some(c) = saved {
-        let blob = |i: usize| c.blobs.get(i).ok_or_else(|| Error::invalid("checkpoint", format!("no state blob {i}")));
-        model = crate::saved::module_from_bytes(&path, model, blob(0)?)?;
-        optim = optim
-            .from_bytes(burn::tensor::Bytes::from_bytes_vec(blob(1)?.clone()))
-            .map_err(|e| Error::BadFormat { path: path.clone(), reason: format!("optimiser state: {e}") })?;
+        let mut blobs = BlobReader::new(&path, &c.blobs);
+        model = blobs.module(model)?;
+        load(&mut blobs)?;
+        blobs.finish()?;
         start = Some(LoopStart { epochs_done: c.epochs_done, history: c.history });
     }
-    let optim = std::cell::RefCell::new(optim);
-    let step = |model: M, batch: &[usize], at: StepIndex| step(model, batch, at, &mut optim.borrow_mut());
     let write = |model: &M, at: &LoopPosition<'_>| -> GpResult<()> {
         if !(at.epoch.is_multiple_of(checkpoint.every_epochs) || at.epoch == config.epochs) {
             return Ok(());
         }
-        let optimizer = optim.borrow().into_bytes().map_err(|e| Error::invalid("checkpoint", e.to_string()))?.to_vec();
+        let mut blobs = vec![crate::saved::module_bytes(model.clone())?];
+        blobs.extend(save()?);
         let state = Checkpoint {
             kind: kind.to_string(),
-            fingerprint: fingerprint.to_vec(),
+            fingerprint: fingerprint.clone(),
             epochs_done: at.epoch,
             steps_done: at.steps_done,
             history: at.history.clone(),
-            blobs: vec![crate::saved::module_bytes(model.clone())?, optimizer],
+            blobs,
         };
         state.write(&path)
     };
@@ -192,7 +232,7 @@ where
 
 /// One optimiser step on the minibatch `batch`: its objective (checked finite before the step)
 /// and the model after the step.
-fn loss_step<M, F>(
+pub(crate) fn loss_step<M, F>(
     model: M,
     batch: &[usize],
     at: StepIndex,
@@ -288,8 +328,8 @@ where
     if config.checkpoint.is_some() {
         return Err(Error::invalid(
             "checkpoint",
-            "this training loop does not write checkpoints (fit_hybrid, train::fit and DeepGp::fit do); \
-             leave TrainConfig::checkpoint at None",
+            "this training loop does not write checkpoints (fit_hybrid, train::fit, DeepGp::fit, \
+             fit_decoupled, the EP classifiers and SkewGp::fit do); leave TrainConfig::checkpoint at None",
         ));
     }
     fit_loop_resumable(model, n, config, label, step, evaluate, None, |_, _| Ok(()))

@@ -1,8 +1,8 @@
 //! Checkpoints that resume bit for bit (issue 95): a hybrid run stopped after its second epoch's
 //! checkpoint and resumed in a fresh network (new parameter ids, as in a new process) ends
 //! exactly where the uninterrupted run ends, natural-gradient state, optimiser moments, schedule
-//! and minibatch order included; a checkpoint of another run and a loop that writes none are
-//! typed errors.
+//! and minibatch order included; so do the SVM, deep-GP, EP, full-EP and natural-gradient
+//! decoupled fits; a checkpoint of another run and a loop that writes none are typed errors.
 use crate::common::mlp::Mlp;
 use burn::module::Module;
 use burn::tensor::Device;
@@ -290,5 +290,201 @@ fn a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process() {
         "killed after {delay} ms past the first checkpoint; the new process trained the last {rest} of 20 epochs"
     );
     assert!(plain == resumed, "the resumed process ended elsewhere than the uninterrupted one");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// An empty folder of its own for the test `name`.
+fn fresh_dir(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("burn-gp-checkpoints-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// An evaluation that kills the run in epoch 3 (its checkpoint is then epoch 2's).
+fn killed_in_epoch_3(epoch: usize) -> burn_gp::Result<Vec<(String, f64)>> {
+    match epoch {
+        3 => Err(Error::invalid("test", "the run is killed in epoch 3")),
+        _ => Ok(vec![]),
+    }
+}
+
+/// The bits of `values`.
+fn bits(values: &[f64]) -> Vec<u64> {
+    values.iter().map(|v| v.to_bits()).collect()
+}
+
+/// A checkpoint resumed in the wrong run: a typed `checkpoint` error.
+fn refused_checkpoint<T>(result: burn_gp::Result<T>) -> bool {
+    matches!(result, Err(Error::InvalidArgument { ref name, .. }) if name == "checkpoint")
+}
+
+/// The sparse EP classifier in both schedules with state beyond the model: minibatch SEP
+/// (Adadelta's moments, the sites, the stored directions and site sums) and batch SEP
+/// (sign-adaptive steps, the sites, `log Z_q`). Killed in epoch (iteration) 3 of 5 and resumed
+/// from a skeleton with other inducing inputs, each run ends bit for bit where the uninterrupted
+/// one ends; a damaged checkpoint and one of another mode are typed errors.
+#[test]
+fn a_resumed_ep_classifier_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
+    use crate::ep_support::{classes, model_2d, random_problem_on};
+    use burn_gp::models::ep::{EpConfig, EpFit, EpMode};
+    let device = crate::common::ad_device();
+    let (n, m) = (90, 8);
+    let (_, y, z, x) = random_problem_on(n, m, 17, &device);
+    let (_, _, other_z) = crate::ep_support::random_problem(n, m, 18);
+    let labels = classes(&y);
+    let dir = fresh_dir("ep");
+    let outcome = |fit: EpFit<burn_gp::kernels::Rbf>| {
+        let mut v = fit.predict_proba(&x).unwrap();
+        v.extend(&fit.state.sites.nu);
+        v.extend(&fit.state.sites.mu);
+        v.extend(fit.log_marginal_likelihood);
+        v.push(fit.state.skipped as f64);
+        (bits(&v), fit.history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
+    };
+    for mode in [EpMode::Minibatch, EpMode::Inner] {
+        let config = |checkpoint| {
+            EpConfig::new()
+                .with_mode(mode)
+                .with_iterations(5)
+                .with_epochs(5)
+                .with_batch_size(20)
+                .with_seed(3)
+                .with_progress(false)
+                .with_checkpoint(checkpoint)
+        };
+        let none = |_: &_, _: &_, _: usize| Ok(vec![]);
+        let uninterrupted = outcome(model_2d(&z, &device).fit_evaluated(&x, &labels, &config(None), none).unwrap());
+        let with = config(Some(CheckpointConfig::every_epoch(&dir)));
+        let killed = model_2d(&z, &device).fit_evaluated(&x, &labels, &with, |_, _, e| killed_in_epoch_3(e));
+        assert!(killed.is_err());
+        let mut trained = 0;
+        let count = |_: &_, _: &_, _: usize| {
+            trained += 1;
+            Ok(vec![])
+        };
+        let resumed = model_2d(&other_z, &device).fit_evaluated(&x, &labels, &with, count).unwrap();
+        assert_eq!(trained, 3, "{mode:?}: the resumed fit trained {trained} epochs, not the last 3 of 5");
+        let resumed = outcome(resumed);
+        assert_eq!(resumed.1, uninterrupted.1, "{mode:?}: the objectives per epoch differ");
+        assert!(resumed.0 == uninterrupted.0, "{mode:?}: the resumed fit ends elsewhere (model, sites or log Z)");
+        // the finished checkpoint resumes to the same end with no epoch left to train
+        let again = model_2d(&other_z, &device).fit(&x, &labels, &with).unwrap();
+        assert!(outcome(again) == uninterrupted, "{mode:?}: resuming a finished run changed it");
+        if mode == EpMode::Inner {
+            // a checkpoint of the other batch schedule (same data, steps and seed) is refused
+            let outer = config(Some(CheckpointConfig::every_epoch(&dir))).with_mode(EpMode::Outer);
+            assert!(refused_checkpoint(model_2d(&z, &device).fit(&x, &labels, &outer)));
+        }
+        std::fs::remove_file(dir.join("EpGpClassifier.ckpt")).unwrap();
+    }
+    // a damaged file is BadFormat, not a panic
+    let with = EpConfig::new().with_iterations(2).with_progress(false);
+    let with = with.with_checkpoint(Some(CheckpointConfig::every_epoch(&dir)));
+    model_2d(&z, &device).fit(&x, &labels, &with).unwrap();
+    let path = dir.join("EpGpClassifier.ckpt");
+    let bytes = std::fs::read(&path).unwrap();
+    for cut in [bytes.len() - 1, bytes.len() / 2, 20] {
+        std::fs::write(&path, &bytes[..cut]).unwrap();
+        let result = model_2d(&z, &device).fit(&x, &labels, &with);
+        assert!(matches!(result, Err(Error::BadFormat { .. })), "cut at {cut}: {:?}", result.err());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Full EP (sign-adaptive steps on the kernel, the sites of every point) killed in step 3 of 5
+/// and resumed from a skeleton with another kernel ends bit for bit where the uninterrupted fit
+/// ends; the sparse classifier's checkpoint in its place is a foreign file, a typed error.
+#[test]
+fn a_resumed_full_ep_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
+    use crate::ep_support::{classes, random_problem_d, rows};
+    use burn_gp::kernels::Rbf;
+    use burn_gp::models::ep::{EpConfig, EpMode};
+    use burn_gp::models::{FullEpClassifier, FullEpFit};
+    let device = crate::common::ad_device();
+    let (x, y, _) = random_problem_d(50, 1, 2, 5);
+    let (x, labels) = (rows(&x, 2, &device), classes(&y));
+    let model = |ell: f64| FullEpClassifier::new(Rbf::new(&[ell], 0.5, &device).unwrap(), 0.0).unwrap();
+    let dir = fresh_dir("full-ep");
+    let outcome = |fit: FullEpFit<Rbf>| {
+        let mut v = fit.predict_proba(&x).unwrap();
+        v.extend(&fit.sites.nu);
+        v.extend(&fit.sites.mu);
+        v.extend([fit.log_marginal_likelihood, fit.skipped as f64]);
+        (bits(&v), fit.history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
+    };
+    for mode in [EpMode::Inner, EpMode::Outer] {
+        let config = |checkpoint| {
+            EpConfig::new().with_mode(mode).with_iterations(5).with_progress(false).with_checkpoint(checkpoint)
+        };
+        let uninterrupted = outcome(model(0.3).fit(&x, &labels, &config(None)).unwrap());
+        let with = config(Some(CheckpointConfig::every_epoch(&dir)));
+        assert!(model(0.3).fit_evaluated(&x, &labels, &with, |_, e| killed_in_epoch_3(e)).is_err());
+        let mut trained = 0;
+        let count = |_: &_, _: usize| {
+            trained += 1;
+            Ok(vec![])
+        };
+        let resumed = model(0.7).fit_evaluated(&x, &labels, &with, count).unwrap();
+        assert_eq!(trained, 3, "{mode:?}: the resumed fit trained {trained} steps, not the last 3 of 5");
+        let resumed = outcome(resumed);
+        assert_eq!(resumed.1, uninterrupted.1, "{mode:?}: the objectives per step differ");
+        assert!(resumed.0 == uninterrupted.0, "{mode:?}: the resumed fit ends elsewhere (kernel or sites)");
+        std::fs::remove_file(dir.join("FullEpClassifier.ckpt")).unwrap();
+    }
+    // a sparse EP checkpoint renamed into full EP's place is refused by its kind
+    let ep = crate::ep_support::model_2d(&[0.1, 0.2, -0.3, 0.4], &device);
+    let with = EpConfig::new().with_iterations(2).with_progress(false);
+    let with = with.with_checkpoint(Some(CheckpointConfig::every_epoch(&dir)));
+    ep.fit(&x, &labels, &with).unwrap();
+    std::fs::rename(dir.join("EpGpClassifier.ckpt"), dir.join("FullEpClassifier.ckpt")).unwrap();
+    assert!(refused_checkpoint(model(0.3).fit(&x, &labels, &with)));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The decoupled GP with natural gradients (Adam on the hyperparameters and the mean basis, a
+/// natural-gradient step on `(m_β, L_S)` after every Adam step: their state is the model's)
+/// killed in epoch 3 of 5 and resumed ends bit for bit where the uninterrupted fit ends.
+#[test]
+fn a_resumed_natural_gradient_decoupled_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
+    use crate::decoupled_fourier::support::{golden_data, golden_model};
+    use burn_gp::models::{fit_decoupled, Odvff};
+    type Model = Odvff<burn_gp::kernels::AdditiveMatern, burn_gp::likelihoods::Gaussian>;
+    let device = crate::common::ad_device();
+    let (x, y) = golden_data(&device);
+    let dir = fresh_dir("decoupled");
+    let config = |checkpoint| TrainConfig {
+        epochs: 5,
+        batch_size: 3,
+        lr: 0.05,
+        progress: false,
+        checkpoint,
+        ..Default::default()
+    };
+    let outcome = |(m, history): (Model, History)| {
+        let (mean, var) = m.valid().predict_f(x.clone().inner()).unwrap();
+        let mut v = to_vec(mean);
+        v.extend(to_vec(var));
+        (bits(&v), history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
+    };
+    let none = |_: &Model, _: usize| Ok(vec![]);
+    let uninterrupted = outcome(fit_decoupled(golden_model(&device, true), &x, &y, &config(None), 0.5, none).unwrap());
+    let with = config(Some(CheckpointConfig::every_epoch(&dir)));
+    let killed = fit_decoupled(golden_model(&device, true), &x, &y, &with, 0.5, |_, e| killed_in_epoch_3(e));
+    assert!(killed.is_err());
+    assert!(dir.join("DecoupledGp.ckpt").exists());
+    let mut trained = 0;
+    let count = |_: &Model, _: usize| {
+        trained += 1;
+        Ok(vec![])
+    };
+    let resumed = fit_decoupled(golden_model(&device, true), &x, &y, &with, 0.5, count).unwrap();
+    assert_eq!(trained, 3, "the resumed fit trained {trained} epochs, not the last 3 of 5");
+    let resumed = outcome(resumed);
+    assert_eq!(resumed.1, uninterrupted.1, "the objectives per epoch differ");
+    assert!(resumed.0 == uninterrupted.0, "the resumed decoupled GP predicts otherwise");
+    // Adam alone writes the same file but does not resume a natural-gradient run
+    let adam_only = fit_decoupled(golden_model(&device, false), &x, &y, &with, 0.5, none);
+    assert!(refused_checkpoint(adam_only));
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -2,6 +2,8 @@
 //! §4.5 and appendices A.4, A.6; sources in `docs/papers/001-ep-classification.md`, section "Defaults").
 use burn::config::Config;
 
+use crate::train::CheckpointConfig;
+
 /// How sites and hyperparameters are interleaved.
 #[derive(Config, Debug, PartialEq, Eq, Copy)]
 pub enum EpMode {
@@ -62,9 +64,37 @@ pub struct EpConfig {
     /// Show a progress bar.
     #[config(default = true)]
     pub progress: bool,
+    /// Checkpoints of the run (none by default): `<dir>/EpGpClassifier.ckpt` or
+    /// `<dir>/FullEpClassifier.ckpt` every `every_epochs` iterations (batch modes) or epochs
+    /// (minibatch) and after the last, holding the model, the optimiser's state, the EP sites
+    /// (with minibatch mode's stored directions and sums), the step sizes and the history; with
+    /// `resume` a run goes on from there and ends bit for bit where the uninterrupted run ends.
+    #[config(default = "None")]
+    pub checkpoint: Option<CheckpointConfig>,
 }
 
 impl EpConfig {
+    /// The [`TrainConfig`](crate::train::TrainConfig) of the loop: `epochs` passes of
+    /// minibatches of `batch_size`, with this config's seed, progress bar and checkpoints.
+    pub(crate) fn loop_config(&self, epochs: usize, batch_size: usize) -> crate::train::TrainConfig {
+        crate::train::TrainConfig {
+            epochs,
+            batch_size,
+            lr: 1.0,
+            seed: self.seed,
+            progress: self.progress,
+            checkpoint: self.checkpoint.clone(),
+            ..Default::default()
+        }
+    }
+    /// The code of `mode` in a checkpoint's settings.
+    pub(crate) fn mode_code(&self) -> u64 {
+        match self.mode {
+            EpMode::Inner => 0,
+            EpMode::Outer => 1,
+            EpMode::Minibatch => 2,
+        }
+    }
     /// The damping ρ this configuration uses.
     pub fn damping_or_default(&self) -> f64 {
         self.damping.unwrap_or(match self.mode {

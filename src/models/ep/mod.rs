@@ -47,4 +47,5 @@ pub use reducer::{BurnCollective, HostReducer, ShardReducer};
 pub use shards::Shards;
 pub use site::{log_site_scale, mills_and_gap, site_from_tilted, tilted, Tilted};
 pub use state::{EpState, SiteSums, Snapshot};
+pub(crate) use train::Backoff;
 pub use train::{minibatch_update, EpFit};

@@ -194,6 +194,18 @@ impl EpSites {
     pub fn zeros(n: usize) -> Self {
         Self { nu: vec![0.0; n], mu: vec![0.0; n] }
     }
+    /// The sites as a checkpoint blob: every `ν̃`, then every `μ̃`.
+    pub(crate) fn to_blob(&self) -> Vec<u8> {
+        crate::train::f64_bytes(&[&self.nu[..], &self.mu[..]].concat())
+    }
+    /// The sites of the next blob (one of [`to_blob`](Self::to_blob) of as many sites).
+    pub(crate) fn load_blob(&mut self, blobs: &mut crate::train::BlobReader<'_>) -> Result<()> {
+        let n = self.nu.len();
+        let mut values = blobs.f64s(Some(2 * n))?;
+        self.mu = values.split_off(n);
+        self.nu = values;
+        Ok(())
+    }
 }
 
 /// What one EP pass did.

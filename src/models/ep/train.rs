@@ -20,10 +20,42 @@ use crate::kernels::Kernel;
 use crate::linalg::host::{matmul_into, solve_upper_in_place};
 use crate::models::{select_rows, ClassPredictive};
 use crate::optim::{Adadelta, SignAdaptive};
-use crate::train::{fit_loop, History, StepIndex, TrainConfig};
+use crate::train::{f64_bytes, fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex};
 
 /// Retries of a step after a non-finite result, each with halved damping and step size.
 const MAX_BACKOFFS: usize = 6;
+
+/// The EP damping and the scale of the hyperparameter steps of a training loop, both halved on
+/// every retry of a failed step (and kept halved); part of the loop's checkpoints.
+pub(crate) struct Backoff {
+    /// EP damping ρ.
+    pub damping: Cell<f64>,
+    /// Factor on the optimiser's step.
+    pub lr_scale: Cell<f64>,
+}
+
+impl Backoff {
+    /// Damping `damping` and full steps.
+    pub(crate) fn new(damping: f64) -> Self {
+        Self { damping: Cell::new(damping), lr_scale: Cell::new(1.0) }
+    }
+    /// Halves both.
+    pub(crate) fn halve(&self) {
+        self.damping.set(0.5 * self.damping.get());
+        self.lr_scale.set(0.5 * self.lr_scale.get());
+    }
+    /// Both as a checkpoint blob.
+    pub(crate) fn to_blob(&self) -> Vec<u8> {
+        f64_bytes(&[self.damping.get(), self.lr_scale.get()])
+    }
+    /// Both from the next blob (one of [`to_blob`](Self::to_blob)).
+    pub(crate) fn load_blob(&self, blobs: &mut BlobReader<'_>) -> Result<()> {
+        let v = blobs.f64s(Some(2))?;
+        self.damping.set(v[0]);
+        self.lr_scale.set(v[1]);
+        Ok(())
+    }
+}
 
 /// A trained classifier with its EP state and the posterior at its final hyperparameters.
 #[derive(Debug)]
@@ -134,6 +166,13 @@ impl<K: Kernel> EpGpClassifier<K> {
     ///
     /// A step that produces a non-finite value is undone and retried with halved damping and
     /// halved step sizes, up to 6 times; then training stops with an error naming the step.
+    ///
+    /// With `config.checkpoint` set, `<dir>/EpGpClassifier.ckpt` holds the model, the optimiser's
+    /// state, the EP state (sites; in minibatch mode also the stored directions and sums), the
+    /// step sizes and the history, written every `every_epochs` iterations or epochs and after the
+    /// last; a resumed run ends bit for bit where the uninterrupted run ends. A checkpoint of
+    /// another run (data size, mode, batch size, iterations or epochs, seed, inducing points) is
+    /// [`Error::InvalidArgument`], a damaged one [`Error::BadFormat`].
     pub fn fit_evaluated<E>(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig, evaluate: E) -> Result<EpFit<K>>
     where
         E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
@@ -166,19 +205,15 @@ impl<K: Kernel> EpGpClassifier<K> {
             return Err(Error::invalid("batch_size", "must be positive"));
         }
         let state = RefCell::new(EpState::new(n, m, minibatch));
-        let train = TrainConfig {
-            epochs: if minibatch { config.epochs } else { config.iterations },
-            batch_size: if minibatch { config.batch_size } else { n },
-            lr: 1.0,
-            seed: config.seed,
-            progress: config.progress,
-            ..Default::default()
+        let train = match minibatch {
+            true => config.loop_config(config.epochs, config.batch_size),
+            false => config.loop_config(config.iterations, n),
         };
-        let mut optim = if minibatch {
+        let optim = RefCell::new(if minibatch {
             Adadelta::new(config.adadelta_rho, config.adadelta_epsilon).init()
         } else {
             SignAdaptive::new(config.initial_step).init()
-        };
+        });
         let outer = (config.mode == EpMode::Outer).then_some((config.ep_tolerance, config.max_ep_passes));
         let shards = if minibatch {
             None
@@ -186,9 +221,8 @@ impl<K: Kernel> EpGpClassifier<K> {
             let k = reducer.devices().map_or(config.shards, <[_]>::len);
             Some(Shards::new(x, y, shard_ranges(n, k)?, reducer.devices())?)
         };
-        let mut damping = config.damping_or_default();
-        let mut lr_scale = 1.0;
-        let last_log_z = RefCell::new(None);
+        let backoff = Backoff::new(config.damping_or_default());
+        let last_log_z = Cell::new(None);
         // minibatch mode rebuilds S and e from the stored sites at the start of every epoch
         let current_epoch = Cell::new(0);
         // the points a step touches: the batch, or every point in the batch modes (minibatch mode
@@ -218,7 +252,7 @@ impl<K: Kernel> EpGpClassifier<K> {
                             // K_uu and K_uf once per step, for the site updates and the surrogate
                             let kernels = model.step_kernels(&xb);
                             let fitc = model.fitc_of(&kernels)?;
-                            let frozen = minibatch_update(&fitc, &yb, batch, &mut st, damping)?.0;
+                            let frozen = minibatch_update(&fitc, &yb, batch, &mut st, backoff.damping.get())?.0;
                             let loss = model.surrogate_at(kernels, &yb, &frozen, scale)?.neg();
                             let value = loss.clone().into_scalar::<f64>();
                             Ok((value, GradientsParams::from_grads(loss.backward(), &model), None))
@@ -227,6 +261,7 @@ impl<K: Kernel> EpGpClassifier<K> {
                             let fitcs = shards.fitc(&model)?;
                             let (tol, passes) = outer.unwrap_or((0.0, 1));
                             for _ in 0..passes {
+                                let damping = backoff.damping.get();
                                 let report = sharded_pass(&fitcs, shards, &mut st.sites, damping, reducer)?;
                                 st.skipped += report.skipped;
                                 if report.max_change < tol {
@@ -243,9 +278,9 @@ impl<K: Kernel> EpGpClassifier<K> {
                     Ok((value, grads, log_z)) => {
                         let value = value / n as f64;
                         if value.is_finite() && log_z.is_none_or(f64::is_finite) {
-                            let next = optim.step(lr_scale, model.clone(), grads);
+                            let next = optim.borrow_mut().step(backoff.lr_scale.get(), model.clone(), grads);
                             if next.chol_kuu().is_ok() {
-                                *last_log_z.borrow_mut() = log_z;
+                                last_log_z.set(log_z);
                                 return Ok((next, log_z.map_or(value, |l| -l / n as f64)));
                             }
                             failure = "the step made K_uu singular or non-finite".into();
@@ -256,8 +291,7 @@ impl<K: Kernel> EpGpClassifier<K> {
                     Err(e) => failure = e.to_string(),
                 }
                 state.borrow_mut().restore(saved);
-                damping *= 0.5;
-                lr_scale *= 0.5;
+                backoff.halve();
             }
             Err(Error::NonFinite {
                 context: format!(
@@ -277,10 +311,28 @@ impl<K: Kernel> EpGpClassifier<K> {
             evaluate(model, &q, epoch)
         };
         let label = if minibatch { "−L̃/N" } else { "−logZq/N" };
-        let (model, history) = fit_loop(self, n, &train, label, step, eval)?;
+        // the checkpoints hold everything the step changes beside the model
+        let save = || -> Result<Vec<Vec<u8>>> {
+            let mut blobs = vec![optimizer_bytes(&optim.borrow())?, backoff.to_blob()];
+            blobs.extend(state.borrow().to_blobs());
+            let log_z = last_log_z.get();
+            blobs.push(f64_bytes(&[f64::from(u8::from(log_z.is_some())), log_z.unwrap_or(0.0)]));
+            Ok(blobs)
+        };
+        let mut load = |blobs: &mut BlobReader<'_>| -> Result<()> {
+            blobs.optimizer(&mut optim.borrow_mut())?;
+            backoff.load_blob(blobs)?;
+            state.borrow_mut().load_blobs(blobs)?;
+            let log_z = blobs.f64s(Some(2))?;
+            last_log_z.set((log_z[0] != 0.0).then_some(log_z[1]));
+            Ok(())
+        };
+        let settings = [config.mode_code(), m as u64];
+        let resumable = LoopState { kind: "EpGpClassifier", settings: &settings, save: &save, load: &mut load };
+        let (model, history) = fit_loop_checkpointed(self, n, &train, label, resumable, step, eval)?;
         let state = state.into_inner();
         let posterior = state.posterior(&model, x)?;
-        let log_marginal_likelihood = if minibatch { None } else { *last_log_z.borrow() };
+        let log_marginal_likelihood = if minibatch { None } else { last_log_z.get() };
         Ok(EpFit { model, state, posterior, history, log_marginal_likelihood })
     }
 }

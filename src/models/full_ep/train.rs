@@ -12,11 +12,11 @@ use super::model::{FullEpClassifier, HostCovariance};
 use super::posterior::FullEpPosterior;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
-use crate::models::ep::{update_sites, EpConfig, EpMode, EpSites, PassReport};
+use crate::models::ep::{update_sites, Backoff, EpConfig, EpMode, EpSites, PassReport};
 use crate::models::{check_inputs, ClassPredictive};
 use crate::optim::SignAdaptive;
 use crate::tensors::to_vec;
-use crate::train::{fit_loop, History, StepIndex, TrainConfig};
+use crate::train::{fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex};
 
 /// Retries of a step after a non-finite result, each with halved damping and step size.
 const MAX_BACKOFFS: usize = 6;
@@ -74,13 +74,32 @@ impl<K: Kernel> FullEpClassifier<K> {
     /// (one, or until no site changes by more than `ep_tolerance` in [`EpMode::Outer`]), then one
     /// sign-adaptive step on the gradient `½ tr(G ∂K/∂θ)` of `log Z_EP` (R&W eq. 5.27), formed as
     /// Burn's autodiff of `½ Σ G ∘ K(θ)` with `G` held constant. `config.iterations` steps;
-    /// `damping`, `initial_step`, `ep_tolerance`, `max_ep_passes` and `progress` apply; the
-    /// other settings do not ([`EpMode::Minibatch`] and `shards > 1` are errors, and nothing here
-    /// is random).
+    /// `damping`, `initial_step`, `ep_tolerance`, `max_ep_passes`, `progress` and `checkpoint`
+    /// apply; the other settings do not ([`EpMode::Minibatch`] and `shards > 1` are errors, and
+    /// nothing here is random).
     ///
     /// A step that produces a non-finite value is undone and retried with halved damping and
     /// halved step sizes, up to 6 times; then training stops with an error naming the step.
+    ///
+    /// With `config.checkpoint` set, `<dir>/FullEpClassifier.ckpt` holds the kernel, the
+    /// optimiser's state, the sites, the step sizes and the history, and a resumed run ends bit for
+    /// bit where the uninterrupted run ends.
     pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<FullEpFit<K>> {
+        self.fit_evaluated(x, labels, config, |_, _| Ok(Vec::new()))
+    }
+
+    /// As [`fit`](Self::fit), with `evaluate(model, step)` after every step returning named
+    /// metrics for the progress line and the [`History`] (an error from it stops training).
+    pub fn fit_evaluated<E>(
+        self,
+        x: &Tensor<2>,
+        labels: &[usize],
+        config: &EpConfig,
+        evaluate: E,
+    ) -> Result<FullEpFit<K>>
+    where
+        E: FnMut(&FullEpClassifier<K>, usize) -> Result<Vec<(String, f64)>>,
+    {
         let n = check_inputs("FullEpClassifier::fit", x, self.kernel.input_dim())?;
         let y = &crate::data::binary_signs("FullEpClassifier::fit", labels, n)?[..];
         if config.mode == EpMode::Minibatch {
@@ -89,23 +108,15 @@ impl<K: Kernel> FullEpClassifier<K> {
         if config.shards > 1 {
             return Err(Error::invalid("shards", "full EP runs as one shard"));
         }
-        let train = TrainConfig {
-            epochs: config.iterations,
-            batch_size: n,
-            lr: 1.0,
-            seed: config.seed,
-            progress: config.progress,
-            ..Default::default()
-        };
+        let train = config.loop_config(config.iterations, n);
         let (tol, passes) = match config.mode {
             EpMode::Outer => (config.ep_tolerance, config.max_ep_passes.max(1)),
             _ => (0.0, 1),
         };
-        let mut optim = SignAdaptive::new(config.initial_step).init();
+        let optim = RefCell::new(SignAdaptive::new(config.initial_step).init());
         let sites = RefCell::new(EpSites::zeros(n));
         let skipped = RefCell::new(0usize);
-        let mut damping = config.damping_or_default();
-        let mut lr_scale = 1.0;
+        let backoff = Backoff::new(config.damping_or_default());
         let step = |model: FullEpClassifier<K>, _: &[usize], at: StepIndex| -> Result<(FullEpClassifier<K>, f64)> {
             let mut failure = String::new();
             for _ in 0..=MAX_BACKOFFS {
@@ -117,7 +128,7 @@ impl<K: Kernel> FullEpClassifier<K> {
                     let mut st = sites.borrow_mut();
                     let mut first_log_z = None;
                     for _ in 0..passes {
-                        let (report, log_z) = full_ep_pass(kv, y, &mut st, damping)?;
+                        let (report, log_z) = full_ep_pass(kv, y, &mut st, backoff.damping.get())?;
                         first_log_z.get_or_insert(log_z);
                         *skipped.borrow_mut() += report.skipped;
                         if report.max_change < tol {
@@ -130,7 +141,7 @@ impl<K: Kernel> FullEpClassifier<K> {
                 })();
                 match attempt {
                     Ok((log_z, grads)) if log_z.is_finite() => {
-                        let next = optim.step(lr_scale, model.clone(), grads);
+                        let next = optim.borrow_mut().step(backoff.lr_scale.get(), model.clone(), grads);
                         return Ok((next, -log_z / n as f64));
                     }
                     Ok((log_z, _)) => failure = format!("log Z_EP became {log_z}"),
@@ -138,8 +149,7 @@ impl<K: Kernel> FullEpClassifier<K> {
                 }
                 *sites.borrow_mut() = saved.0;
                 *skipped.borrow_mut() = saved.1;
-                damping *= 0.5;
-                lr_scale *= 0.5;
+                backoff.halve();
             }
             Err(Error::NonFinite {
                 context: format!(
@@ -149,7 +159,21 @@ impl<K: Kernel> FullEpClassifier<K> {
                 index: at.step,
             })
         };
-        let (model, history) = fit_loop(self, n, &train, "−logZ/N", step, |_, _| Ok(Vec::new()))?;
+        // the checkpoints hold everything the step changes beside the model
+        let save = || -> Result<Vec<Vec<u8>>> {
+            let count = (*skipped.borrow() as u64).to_le_bytes().to_vec();
+            Ok(vec![optimizer_bytes(&optim.borrow())?, backoff.to_blob(), sites.borrow().to_blob(), count])
+        };
+        let mut load = |blobs: &mut BlobReader<'_>| -> Result<()> {
+            blobs.optimizer(&mut optim.borrow_mut())?;
+            backoff.load_blob(blobs)?;
+            sites.borrow_mut().load_blob(blobs)?;
+            *skipped.borrow_mut() = blobs.count()?;
+            Ok(())
+        };
+        let settings = [config.mode_code()];
+        let resumable = LoopState { kind: "FullEpClassifier", settings: &settings, save: &save, load: &mut load };
+        let (model, history) = fit_loop_checkpointed(self, n, &train, "−logZ/N", resumable, step, evaluate)?;
         let sites = sites.into_inner();
         let k = model.training_covariance(x);
         let (posterior, log_marginal_likelihood, _) = energy(HostCovariance::of(&k).view(), y, &sites)?;

@@ -129,6 +129,14 @@ pub struct SkewGpConfig {
     /// Show a progress bar.
     #[config(default = true)]
     pub progress: bool,
+    /// Checkpoints of the hyperparameter optimisation (none by default): one file per training
+    /// run (sign pattern, then the continued one), `<dir>/SkewGp.run<i>.ckpt`, every
+    /// `every_epochs` epochs and after the run's last, holding the model, Adam's state and its
+    /// count of skipped steps (or SPSA's count of random directions drawn), the hold-out's best
+    /// epoch so far and the history; with `resume`, finished runs are read back and the
+    /// interrupted one goes on, ending bit for bit where the uninterrupted fit ends.
+    #[config(default = "None")]
+    pub checkpoint: Option<crate::train::CheckpointConfig>,
 }
 
 /// The smallest nugget a skew GP uses on an f32 device. `K(X, X)` is computed in the device's

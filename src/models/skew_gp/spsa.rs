@@ -48,6 +48,11 @@ pub fn assign_params<M: Module>(module: M, values: &[f64]) -> M {
     module.map(&mut Assign { values, at: 0 })
 }
 
+/// A Rademacher direction of `p` coordinates from `rng` (`p` draws: a resumed run replays them).
+pub(crate) fn direction(rng: &mut StdRng, p: usize) -> Vec<f64> {
+    (0..p).map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect()
+}
+
 /// SPSA gains: step `a_k = a / (k + 1 + A)^0.602`, perturbation `c_k = c / (k + 1)^0.101`
 /// (Spall's recommended exponents), `k` counted from 0.
 #[derive(Clone, Copy, Debug)]
@@ -74,7 +79,7 @@ impl Spsa {
         let kf = k as f64;
         let ak = self.a / (kf + 1.0 + self.big_a).powf(0.602);
         let ck = self.c / (kf + 1.0).powf(0.101);
-        let delta: Vec<f64> = theta.iter().map(|_| if rng.random::<bool>() { 1.0 } else { -1.0 }).collect();
+        let delta = direction(rng, theta.len());
         let plus: Vec<f64> = theta.iter().zip(&delta).map(|(t, d)| t + ck * d).collect();
         let minus: Vec<f64> = theta.iter().zip(&delta).map(|(t, d)| t - ck * d).collect();
         let (lp, lm) = (loss(&plus)?, loss(&minus)?);

@@ -1,7 +1,7 @@
 //! Initialisation ([`SkewGpConfig::init`]) and training ([`SkewGp::fit`]) of the skew GP classifier on labelled
 //! data (paper §5.2; `docs/papers/000-skew-gp.md`, sections "Training objective" and "Deviations"), then the
 //! exact posterior (Theorem 1) and its lin-ess draws (eq. (15), paper §5.1).
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::time::Instant;
 
 use burn::module::Module;
@@ -15,12 +15,15 @@ use super::config::{SkewGpConfig, SkewOptimizer};
 use super::objective::partition;
 use super::posterior::SkewGpPosterior;
 use super::prior::SkewGp;
-use super::spsa::{assign_params, flatten_params, Spsa};
+use super::spsa::{assign_params, direction, flatten_params, Spsa};
 use crate::error::{check_finite, Error, Result};
 use crate::kernels::Kernel;
 use crate::mvn::{ChainConfig, ChainStart, LinEssVariant, QmcPoints};
 use crate::optim::flatten_gradients;
-use crate::train::{fit_loop, History, StepIndex, TrainConfig};
+use crate::saved::module_bytes;
+use crate::train::{
+    f64_bytes, fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex, TrainConfig,
+};
 
 /// A trained skew GP classifier.
 #[derive(Debug)]
@@ -76,7 +79,23 @@ impl<K: Kernel> SkewGp<K> {
     /// Genz estimator (Adam), or only evaluated twice per step (SPSA). A non-finite block
     /// estimate stops training with [`Error::NonFinite`] naming the step and the block's rows;
     /// parameters that become non-finite stop it too.
+    ///
+    /// With `config.checkpoint` set, every training run checkpoints to `<dir>/SkewGp.run<i>.ckpt`
+    /// (see [`SkewGpConfig::checkpoint`]), and a resumed fit ends bit for bit where the
+    /// uninterrupted fit ends.
     pub fn fit(self, x: &Tensor<2>, y: &[usize], config: &SkewGpConfig) -> Result<SkewGpFit<K>> {
+        self.fit_with_epoch_hook(x, y, config, &mut |_, _| Ok(()))
+    }
+
+    /// As [`fit`](Self::fit), calling `hook(run, epoch)` after every epoch of every training run
+    /// (an error stops training: how the tests interrupt a run).
+    pub(crate) fn fit_with_epoch_hook(
+        self,
+        x: &Tensor<2>,
+        y: &[usize],
+        config: &SkewGpConfig,
+        hook: &mut EpochHook<'_>,
+    ) -> Result<SkewGpFit<K>> {
         let model = self;
         let n = crate::models::check_inputs("SkewGp::fit", x, model.kernel.input_dim())?;
         config.check(n)?;
@@ -96,7 +115,8 @@ impl<K: Kernel> SkewGp<K> {
         let mut tried = Vec::with_capacity(patterns.len());
         let mut best: Option<(Run<K>, f64)> = None;
         for (i, phases) in patterns.iter().enumerate() {
-            let run = train(config, model.with_phases(phases)?, x, &w, &rows, holdout.as_ref(), screen, i as u64)?;
+            let start = model.with_phases(phases)?;
+            let run = train(config, start, x, &w, &rows, holdout.as_ref(), screen, i as u64, hook)?;
             let score = run.best.as_ref().map_or_else(|| tail_objective(&run.history), |b| b.1);
             tried.push((phases.clone(), score));
             if best.as_ref().is_none_or(|b| score < b.1) {
@@ -114,6 +134,7 @@ impl<K: Kernel> SkewGp<K> {
                 holdout.as_ref(),
                 config.epochs - screen,
                 patterns.len() as u64,
+                hook,
             )?;
             let offset = run.history.records.len();
             run.history.records.extend(more.history.records);
@@ -149,6 +170,33 @@ impl<K: Kernel> SkewGp<K> {
             rounding_rejections,
         })
     }
+}
+
+/// Called after every epoch of every training run with the run's number and the epoch.
+pub(crate) type EpochHook<'a> = dyn FnMut(u64, usize) -> Result<()> + 'a;
+
+/// The hold-out's best epoch of a run so far: epoch, score and parameters.
+type Best<K> = Option<(usize, f64, SkewGp<K>)>;
+
+/// `best` as checkpoint blobs: `[flag, epoch, score]` and the parameters (empty without one).
+fn best_blobs<K: Kernel>(best: &Best<K>) -> Result<Vec<Vec<u8>>> {
+    Ok(match best {
+        Some((epoch, value, m)) => vec![f64_bytes(&[1.0, *epoch as f64, *value]), module_bytes(m.clone())?],
+        None => vec![f64_bytes(&[0.0, 0.0, 0.0]), Vec::new()],
+    })
+}
+
+/// The best epoch of [`best_blobs`]' blobs, its parameters loaded into `skeleton`.
+fn load_best<K: Kernel>(blobs: &mut BlobReader<'_>, skeleton: SkewGp<K>) -> Result<Best<K>> {
+    let v = blobs.f64s(Some(3))?;
+    if v[0] == 0.0 {
+        blobs.bytes()?;
+        return Ok(None);
+    }
+    if !(v[1] >= 0.0 && v[1] <= u32::MAX as f64) {
+        return Err(blobs.bad(format!("implausible best epoch {}", v[1])));
+    }
+    Ok(Some((v[1] as usize, v[2], blobs.module(skeleton)?)))
 }
 
 /// One training run: the final model, its curve and, with a hold-out, the best epoch's
@@ -290,10 +338,12 @@ fn train<K: Kernel>(
     holdout: Option<&Holdout>,
     epochs: usize,
     run: u64,
+    hook: &mut EpochHook<'_>,
 ) -> Result<Run<K>> {
     let n = rows.len();
-    let best: RefCell<Option<(usize, f64, SkewGp<K>)>> = RefCell::new(None);
+    let best: RefCell<Best<K>> = RefCell::new(None);
     let evaluate = |m: &SkewGp<K>, epoch: usize| -> Result<Vec<(String, f64)>> {
+        hook(run, epoch)?;
         let Some(h) = holdout else { return Ok(vec![]) };
         if !epoch.is_multiple_of(config.validate_every.max(1)) && epoch != epochs {
             return Ok(vec![]);
@@ -314,8 +364,17 @@ fn train<K: Kernel>(
         lr: config.lr,
         seed: config.seed.wrapping_add(run),
         progress: config.progress,
+        checkpoint: config.checkpoint.clone(),
         ..Default::default()
     };
+    // each run checkpoints to a file of its own; the hold-out's best epoch goes with it
+    let kind = format!("SkewGp.run{run}");
+    let optimizer_code = match config.optimizer {
+        SkewOptimizer::Adam => 0,
+        SkewOptimizer::Spsa => 1,
+    };
+    let settings = [optimizer_code, s as u64, config.block_size as u64];
+    let skeleton = model.valid();
     let finite = |m: SkewGp<K>, at: StepIndex| -> Result<SkewGp<K>> {
         check_finite(&format!("skew GP parameters after training step {}", at.step), &flatten_params(&m))?;
         Ok(m)
@@ -323,8 +382,8 @@ fn train<K: Kernel>(
     let label = "−obj/n";
     let result = match config.optimizer {
         SkewOptimizer::Adam => {
-            let mut optim = AdamConfig::new().init();
-            let mut skipped = 0;
+            let optim = RefCell::new(AdamConfig::new().init());
+            let skipped = Cell::new(0);
             let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
                 let points = step_points(config, s, run, at.step)?;
                 let l = loss(config, &model, x, w, n, &pick(batch), &points, at)?;
@@ -333,8 +392,8 @@ fn train<K: Kernel>(
                 if let Some(k) = flatten_gradients(&model, &grads).iter().position(|v| !v.is_finite()) {
                     // a rare non-finite gradient (e.g. an underflowing CDF) skips the step, so
                     // neither the parameters nor Adam's moments ever hold NaN
-                    skipped += 1;
-                    if skipped > MAX_SKIPPED_STEPS {
+                    skipped.set(skipped.get() + 1);
+                    if skipped.get() > MAX_SKIPPED_STEPS {
                         return Err(Error::NonFinite {
                             context: format!(
                                 "gradient of the skew GP objective at training step {} (epoch {}): {MAX_SKIPPED_STEPS} \
@@ -346,15 +405,29 @@ fn train<K: Kernel>(
                     }
                     return Ok((model, value));
                 }
-                skipped = 0;
-                Ok((finite(optim.step(config.lr, model, grads), at)?, value))
+                skipped.set(0);
+                Ok((finite(optim.borrow_mut().step(config.lr, model, grads), at)?, value))
             };
-            fit_loop(model, n, &train, label, step, evaluate)
+            let save = || -> Result<Vec<Vec<u8>>> {
+                let mut blobs = vec![optimizer_bytes(&optim.borrow())?, (skipped.get() as u64).to_le_bytes().to_vec()];
+                blobs.extend(best_blobs(&best.borrow())?);
+                Ok(blobs)
+            };
+            let mut load = |blobs: &mut BlobReader<'_>| -> Result<()> {
+                blobs.optimizer(&mut optim.borrow_mut())?;
+                skipped.set(blobs.count()?);
+                *best.borrow_mut() = load_best(blobs, skeleton.clone())?;
+                Ok(())
+            };
+            let state = LoopState { kind: &kind, settings: &settings, save: &save, load: &mut load };
+            fit_loop_checkpointed(model, n, &train, label, state, step, evaluate)
         }
         SkewOptimizer::Spsa => {
             let steps = epochs * n.div_ceil(rows_per_step);
             let spsa = Spsa { a: config.spsa_a, c: config.spsa_c, big_a: 0.1 * steps as f64 };
             let rng = RefCell::new(StdRng::seed_from_u64(config.seed ^ run ^ 0x5b5a));
+            // directions drawn: a resumed run replays as many to put `rng` where it was
+            let drawn = Cell::new(0u64);
             let xv = x.clone().inner();
             let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
                 let points = step_points(config, s, run, at.step)?;
@@ -364,12 +437,119 @@ fn train<K: Kernel>(
                     let m = assign_params(frozen.clone(), p);
                     Ok(loss(config, &m, &xv, w, n, &pick(batch), &points, at)?.into_scalar::<f64>())
                 };
+                drawn.set(drawn.get() + 1);
                 let (next, value) = spsa.step(at.step - 1, &theta, &mut rng.borrow_mut(), eval)?;
                 Ok((finite(assign_params(model, &next), at)?, value))
             };
-            fit_loop(model, n, &train, label, step, evaluate)
+            let save = || -> Result<Vec<Vec<u8>>> {
+                let mut blobs = vec![drawn.get().to_le_bytes().to_vec()];
+                blobs.extend(best_blobs(&best.borrow())?);
+                Ok(blobs)
+            };
+            let p = flatten_params(&skeleton).len();
+            let mut load = |blobs: &mut BlobReader<'_>| -> Result<()> {
+                let count = blobs.count()?;
+                if count > steps {
+                    return Err(blobs.bad(format!("{count} SPSA directions drawn in a run of {steps} steps")));
+                }
+                let mut rng = rng.borrow_mut();
+                for _ in 0..count {
+                    direction(&mut rng, p);
+                }
+                drawn.set(count as u64);
+                *best.borrow_mut() = load_best(blobs, skeleton.clone())?;
+                Ok(())
+            };
+            let state = LoopState { kind: &kind, settings: &settings, save: &save, load: &mut load };
+            fit_loop_checkpointed(model, n, &train, label, state, step, evaluate)
         }
     };
     let (model, history) = result?;
     Ok(Run { model, history, best: best.into_inner() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::kernels::Rbf;
+    use crate::train::CheckpointConfig;
+
+    /// A skew GP fit with a phase search (two sign patterns screened 3 epochs, the best continued
+    /// 3 more) and a hold-out, interrupted by an error after epoch `kill.1` of run `kill.0` and
+    /// refitted from a skeleton with another kernel, ends bit for bit where the uninterrupted fit
+    /// ends: by Adam (its moments and skipped-step count) and by SPSA (its random directions),
+    /// with finished runs read back from their checkpoints and the hold-out's best epoch kept.
+    #[test]
+    fn a_resumed_skew_gp_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
+        let device = crate::device::default_device().unwrap().autodiff();
+        let n = 36;
+        let xs: Vec<f64> = (0..n).map(|i| -2.0 + 4.0 * i as f64 / (n - 1) as f64).collect();
+        let labels: Vec<usize> =
+            xs.iter().enumerate().map(|(i, x)| usize::from((2.0 * x).sin() > 0.0 || i % 7 == 0)).collect();
+        let x = crate::tensors::matrix(xs, n, 1, &device).unwrap();
+        let dir = std::env::temp_dir().join(format!("burn-gp-skew-ckpt-{}", std::process::id()));
+        for (optimizer, kill) in [(SkewOptimizer::Adam, (1, 2)), (SkewOptimizer::Spsa, (2, 2))] {
+            let _ = std::fs::remove_dir_all(&dir);
+            let config = |checkpoint| {
+                SkewGpConfig::new()
+                    .with_latent_dim(1)
+                    .with_block_size(6)
+                    .with_epochs(6)
+                    .with_phase_screen_epochs(3)
+                    .with_qmc_points(32)
+                    .with_qmc_shifts(2)
+                    .with_validation_fraction(0.25)
+                    .with_validate_every(1)
+                    .with_optimizer(optimizer)
+                    .with_lr(0.05)
+                    .with_samples(0)
+                    .with_progress(false)
+                    .with_checkpoint(checkpoint)
+            };
+            let start = |ell: f64| config(None).init(Rbf::new(&[ell], 1.0, &device).unwrap(), &x).unwrap();
+            let outcome = |fit: SkewGpFit<Rbf>| {
+                let mut v = flatten_params(fit.posterior.model());
+                v.extend(fit.phases);
+                v.extend(fit.phase_objectives.iter().map(|p| p.1));
+                v.extend(fit.selected.map(|s| [s.0 as f64, s.1]).into_iter().flatten());
+                let objectives = fit.history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>();
+                (v.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), objectives)
+            };
+            let uninterrupted = outcome(start(1.0).fit(&x, &labels, &config(None)).unwrap());
+            let with = config(Some(CheckpointConfig::every_epoch(&dir)));
+            let mut killer = |run: u64, epoch: usize| match (run, epoch) == kill {
+                true => Err(Error::invalid("test", "killed")),
+                false => Ok(()),
+            };
+            assert!(start(1.0).fit_with_epoch_hook(&x, &labels, &with, &mut killer).is_err());
+            let mut trained = Vec::new();
+            let mut count = |run: u64, epoch: usize| {
+                trained.push((run, epoch));
+                Ok(())
+            };
+            let resumed = start(0.5).fit_with_epoch_hook(&x, &labels, &with, &mut count).unwrap();
+            let left: Vec<(u64, usize)> = (kill.1..=3)
+                .map(|e| (kill.0, e))
+                .chain((kill.0 + 1..=2).flat_map(|r| (1..=3).map(move |e| (r, e))))
+                .collect();
+            assert_eq!(trained, left, "{optimizer:?}: the resumed fit trained other epochs");
+            let resumed = outcome(resumed);
+            assert_eq!(resumed.1, uninterrupted.1, "{optimizer:?}: the objectives per epoch differ");
+            assert!(resumed.0 == uninterrupted.0, "{optimizer:?}: the resumed fit ends elsewhere");
+            // a damaged checkpoint is a typed error; one of the other optimiser is refused
+            let path = dir.join("SkewGp.run1.ckpt");
+            let bytes = std::fs::read(&path).unwrap();
+            std::fs::write(&path, &bytes[..bytes.len() - 3]).unwrap();
+            let damaged = start(1.0).fit(&x, &labels, &with);
+            assert!(matches!(damaged, Err(Error::BadFormat { .. })), "{:?}", damaged.err());
+            std::fs::write(&path, &bytes).unwrap();
+            let other = match optimizer {
+                SkewOptimizer::Adam => SkewOptimizer::Spsa,
+                SkewOptimizer::Spsa => SkewOptimizer::Adam,
+            };
+            let refused = start(1.0).fit(&x, &labels, &with.clone().with_optimizer(other));
+            assert!(matches!(refused, Err(Error::InvalidArgument { ref name, .. }) if name == "checkpoint"));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

@@ -3,5 +3,5 @@
 //! the tests of the Fourier features and of the decoupled model.
 mod decoupled;
 mod fourier_features;
-mod support;
+pub(crate) mod support;
 mod training;
