@@ -16,7 +16,8 @@
 //! binary). A tiled set's test rows are tiled from a held-out 10 % of the real rows.
 //!
 //! Memory: `/proc/self/status`'s VmHWM, reset (`/proc/self/clear_refs` ← 5) before each phase, so
-//! `train_peak_mb` and `predict_peak_mb` are the peaks of training and of prediction alone;
+//! `train_peak_mb` and `predict_peak_mb` are the peaks of training and of prediction alone
+//! (`rss_after_data_mb` and `rss_before_predict_mb`: the resident size each phase starts from);
 //! `data_mb` is the bytes of the training and test tensors and host targets the run holds.
 use std::io::BufRead;
 use std::time::Instant;
@@ -195,7 +196,7 @@ fn run(args: &Args) -> Result<Value> {
     reset_peak();
     let t0 = Instant::now();
     let predict_then = |train_s: f64, predict: &dyn Fn() -> Result<Vec<(String, f64)>>| -> Result<Value> {
-        let train_peak_mb = status_mb("VmHWM");
+        let (train_peak_mb, rss_before_predict_mb) = (status_mb("VmHWM"), status_mb("VmRSS"));
         reset_peak();
         let t1 = Instant::now();
         let metrics = predict()?;
@@ -205,7 +206,7 @@ fn run(args: &Args) -> Result<Value> {
             "batch": args.batch, "seed": args.seed, "init_s": init_s, "epoch_s": train_s,
             "rows_per_s": n as f64 / train_s, "predict_s": predict_s, "predict_rows_per_s": nt as f64 / predict_s,
             "data_mb": data_mb, "rss_after_data_mb": rss_data_mb, "train_peak_mb": train_peak_mb,
-            "predict_peak_mb": status_mb("VmHWM"),
+            "rss_before_predict_mb": rss_before_predict_mb, "predict_peak_mb": status_mb("VmHWM"),
         });
         for (k, v) in metrics {
             record[k] = json!(v);
@@ -242,7 +243,7 @@ fn run(args: &Args) -> Result<Value> {
                 .with_seed(args.seed)
                 .with_progress(false);
             let fit = model.fit(&xt, &labels, &ep)?;
-            let x_test = x_test.to_device(&train);
+            let x_test = x_test.to_device(&train); // EpFit keeps the trained (autodiff) model
             predict_then(t0.elapsed().as_secs_f64(), &|| class_metrics(fit.predict(&x_test)?, &test_labels))
         }
     }
@@ -269,6 +270,7 @@ fn report(path: &std::path::Path, plot: Option<&std::path::Path>) -> Result<()> 
     for r in &records {
         let metric = match r.get("rmse") {
             Some(_) => format!("RMSE {:.3}, MLPD {:.3}", f(r, "rmse"), f(r, "mlpd")),
+            None if r["nll"].is_null() => format!("accuracy {:.3}, NLL ∞", f(r, "accuracy")),
             None => format!("accuracy {:.3}, NLL {:.3}", f(r, "accuracy"), f(r, "nll")),
         };
         println!(

@@ -281,7 +281,14 @@ impl<K: Kernel, I: InducingVariables<K>, L: Targets> Svgp<K, I, L> {
         if L::count(targets) != n {
             return Err(Error::shape("Svgp::fit: targets vs rows of x", n, L::count(targets)));
         }
-        let y = L::tensor(targets, self.num_latent(), &x.device())?;
-        fit(self, n, config, |m, idx| m.minibatch_loss(x, &y, idx), evaluate)
+        // each minibatch's targets are built from its rows: no [n, width] target tensor (one-hot
+        // rows would be 8·C bytes a row beside the data)
+        let (latent, device) = (self.num_latent(), x.device());
+        L::check(targets, latent, &device)?;
+        let loss = |m: &Self, idx: &[usize]| -> Result<Tensor<1>> {
+            let elbo = m.elbo(select_rows(x, idx), L::rows(targets, idx, latent, &device)?)?;
+            Ok(elbo.neg().div_scalar(m.num_data as f64))
+        };
+        fit(self, n, config, loss, evaluate)
     }
 }

@@ -223,13 +223,15 @@ impl<K: Kernel> EpGpClassifier<K> {
         };
         let backoff = Backoff::new(config.damping_or_default());
         let last_log_z = Cell::new(None);
-        // minibatch mode rebuilds S and e from the stored sites at the start of every epoch
+        // minibatch mode rebuilds S and e from the stored sites at the start of every epoch but the
+        // first (where every site is zero and the sums are exactly zero: the O(nm²) pass over the
+        // stored directions would give the same zeros)
         let current_epoch = Cell::new(0);
         // the points a step touches: the batch, or every point in the batch modes (minibatch mode
         // makes no N-sized index list)
         let all: Vec<usize> = if minibatch { Vec::new() } else { (0..n).collect() };
         let step = |model: EpGpClassifier<K>, batch: &[usize], at: StepIndex| -> Result<(EpGpClassifier<K>, f64)> {
-            if minibatch && at.epoch != current_epoch.get() {
+            if minibatch && at.epoch != current_epoch.get() && at.epoch > 1 {
                 current_epoch.set(at.epoch);
                 let mut st = state.borrow_mut();
                 let EpState { sites, sums, .. } = &mut *st;
