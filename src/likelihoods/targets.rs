@@ -17,12 +17,17 @@ pub trait Targets: Likelihood {
     /// one-hot rows (multi-class), a 0/1 column (binary) or the values; a label out of range is
     /// [`Error::LabelOutOfRange`], a width that does not fit is [`Error::ShapeMismatch`].
     fn tensor(targets: &Self::Targets, latent: usize, device: &Device) -> Result<Tensor<2>>;
-    /// Checks every target as [`tensor`](Self::tensor) does, in blocks of rows: memory bounded
-    /// by the block, not by n.
-    fn check(targets: &Self::Targets, latent: usize, device: &Device) -> Result<()>;
-    /// The rows `idx` of [`tensor`](Self::tensor)'s result, built from those rows alone (a
-    /// minibatch's targets, without a `[n, width]` tensor of all of them).
-    fn rows(targets: &Self::Targets, idx: &[usize], latent: usize, device: &Device) -> Result<Tensor<2>>;
+    /// Checks every target as [`tensor`](Self::tensor) does (the classifiers: in blocks of
+    /// rows, so memory is bounded by the block, not by n). By default: builds the tensor.
+    fn check(targets: &Self::Targets, latent: usize, device: &Device) -> Result<()> {
+        Self::tensor(targets, latent, device).map(|_| ())
+    }
+    /// The rows `idx` of [`tensor`](Self::tensor)'s result (a minibatch's targets; the
+    /// classifiers build them from those rows alone, without a `[n, width]` tensor of all of
+    /// them). By default: those rows of the tensor.
+    fn rows(targets: &Self::Targets, idx: &[usize], latent: usize, device: &Device) -> Result<Tensor<2>> {
+        Ok(crate::models::select_rows(&Self::tensor(targets, latent, device)?, idx))
+    }
 }
 
 impl Targets for Gaussian {
@@ -36,12 +41,6 @@ impl Targets for Gaussian {
             return Err(Error::shape("regression targets [n, outputs]", [n, latent], [n, p]));
         }
         Ok(targets.clone().to_device(device))
-    }
-    fn check(targets: &Tensor<2>, latent: usize, device: &Device) -> Result<()> {
-        Self::tensor(targets, latent, device).map(|_| ())
-    }
-    fn rows(targets: &Tensor<2>, idx: &[usize], latent: usize, device: &Device) -> Result<Tensor<2>> {
-        Ok(crate::models::select_rows(&Self::tensor(targets, latent, device)?, idx))
     }
 }
 
