@@ -297,3 +297,26 @@ fn trained_model_round_trips_through_a_burnpack_file() {
     assert!(max_rel_err(&host(m_fresh), &m0, 1e-9) > 1e-3, "training must have changed the model");
     let _ = std::fs::remove_file(path);
 }
+
+/// `fit` builds each minibatch's targets from its labels and checks every label first, in blocks
+/// of 65 536 rows: a bad label past the first block is a typed error, not a panic or a target
+/// tensor of garbage.
+#[test]
+fn a_bad_label_past_the_first_block_is_a_typed_error() {
+    let dev = ad_device();
+    let n = 70_000;
+    let x: Vec<f64> = (0..n).map(|i| (i as f64 * 0.001).sin()).collect();
+    let mut labels: Vec<usize> = x.iter().map(|&v| usize::from(v > 0.0)).collect();
+    labels[n - 3] = 2; // not a binary label
+    let model = SvgpConfig::new(n)
+        .init(
+            Rbf::ard(1, 1.0, 1.0, &dev).unwrap(),
+            InducingPoints::new(&[-0.5, 0.5], 2, 1, &dev).unwrap(),
+            BernoulliProbit::default(),
+            &dev,
+        )
+        .unwrap();
+    let config = burn_gp::train::TrainConfig { epochs: 1, batch_size: 1000, progress: false, ..Default::default() };
+    let result = model.fit(&t2(x, n, 1, &dev), &labels, &config);
+    assert!(matches!(result, Err(Error::LabelOutOfRange { label: 2, .. })), "{:?}", result.err());
+}
