@@ -2,8 +2,17 @@
 use rand::rngs::StdRng;
 use rand::SeedableRng;
 
-use super::split::permutation;
+use rand::seq::SliceRandom;
+
 use crate::error::{Error, Result};
+
+/// A uniformly random permutation of `0..n` as 32-bit indices (4 bytes a row: the run's one
+/// N-sized index list), the same permutation `split::permutation` draws from the same stream.
+fn permutation_u32(n: usize, rng: &mut StdRng) -> Vec<u32> {
+    let mut order: Vec<u32> = (0..n as u32).collect();
+    order.shuffle(rng);
+    order
+}
 
 /// An endless stream of minibatches of row indices `0..n`: each epoch is a fresh random
 /// permutation cut into batches of `batch_size` (the last one smaller when `batch_size` does not
@@ -13,7 +22,7 @@ pub struct MiniBatches {
     n: usize,
     batch_size: usize,
     rng: StdRng,
-    order: Vec<usize>,
+    order: Vec<u32>,
     pos: usize,
     epoch: usize,
 }
@@ -28,8 +37,11 @@ impl MiniBatches {
         if batch_size == 0 {
             return Err(Error::invalid("batch_size", "must be at least 1"));
         }
+        if u32::try_from(n).is_err() {
+            return Err(Error::invalid("n", format!("{n} rows: minibatches index at most 2³² − 1 rows")));
+        }
         let mut rng = StdRng::seed_from_u64(seed);
-        let order = permutation(n, &mut rng);
+        let order = permutation_u32(n, &mut rng);
         Ok(Self { n, batch_size: batch_size.min(n), rng, order, pos: 0, epoch: 0 })
     }
 
@@ -46,12 +58,12 @@ impl MiniBatches {
     /// The next batch, starting a new epoch (with a new permutation) when the current one is done.
     pub fn next_batch(&mut self) -> Vec<usize> {
         if self.pos >= self.n {
-            self.order = permutation(self.n, &mut self.rng);
+            self.order = permutation_u32(self.n, &mut self.rng);
             self.pos = 0;
             self.epoch += 1;
         }
         let end = (self.pos + self.batch_size).min(self.n);
-        let batch = self.order[self.pos..end].to_vec();
+        let batch = self.order[self.pos..end].iter().map(|&i| i as usize).collect();
         self.pos = end;
         batch
     }
@@ -130,6 +142,18 @@ mod tests {
         let rest = mb.next_epoch();
         assert_eq!(rest.len(), 2);
         assert_eq!(sorted([first, rest.concat()].concat()), (0..6).collect::<Vec<_>>());
+    }
+
+    /// The 32-bit order is the permutation `split::permutation` draws (so runs repeat the batches
+    /// of the `usize` order they replaced, bit for bit).
+    #[test]
+    fn the_order_is_the_permutation_of_the_seeded_stream() {
+        let mut rng = StdRng::seed_from_u64(5);
+        let first = crate::data::split::permutation(1000, &mut rng);
+        let second = crate::data::split::permutation(1000, &mut rng);
+        let mut mb = MiniBatches::new(1000, 1000, 5).unwrap();
+        assert_eq!(mb.next_batch(), first);
+        assert_eq!(mb.next_batch(), second);
     }
 
     #[test]
