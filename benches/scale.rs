@@ -242,8 +242,8 @@ fn run(args: &Args) -> Result<Value> {
                 .with_evaluate_every(0)
                 .with_seed(args.seed)
                 .with_progress(false);
-            let fit = model.fit(&xt, &labels, &ep)?;
-            let x_test = x_test.to_device(&train); // EpFit keeps the trained (autodiff) model
+            let (fit, _history) = model.fit(&xt, &labels, &ep)?;
+            let x_test = x_test.to_device(&train); // the fit keeps the trained (autodiff) model
             predict_then(t0.elapsed().as_secs_f64(), &|| class_metrics(fit.predict(&x_test)?, &test_labels))
         }
     }

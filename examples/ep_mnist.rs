@@ -172,16 +172,13 @@ fn run(args: Args) -> Result<()> {
                 let config = config.with_seed(args.seed).with_evaluate_every(args.eval_every);
                 let config = config.with_progress(args.opts.progress());
                 let evaluate = |model: &EpGpClassifier<Rbf>, q: &WhitenedPosterior, _| {
-                    let (error, nll) = metrics(&model.predict_log_density(&x_test_base, &data.y_test, q)?);
+                    let (error, nll) = metrics(&model.predict_log_density_with(&x_test_base, &data.y_test, q)?);
                     Ok(vec![("test_error".to_string(), error), ("test_nll".to_string(), nll)])
                 };
-                let fitted = model.fit_evaluated(&x, &data.y_train, &config, evaluate)?;
-                write_curve(&args, mode, &fitted.history)?;
-                curves.push((mode, fitted.history.clone()));
-                (
-                    fitted.predict_log_density(&x_test, &data.y_test)?,
-                    fitted.history.records.iter().map(|r| r.epoch_s).sum(),
-                )
+                let (fitted, history) = model.fit_evaluated(&x, &data.y_train, &config, evaluate)?;
+                write_curve(&args, mode, &history)?;
+                curves.push((mode, history.clone()));
+                (fitted.predict_log_density(&x_test, &data.y_test)?, history.records.iter().map(|r| r.epoch_s).sum())
             }
             "svi" => {
                 let targets: Vec<f64> = data.y_train.iter().map(|&v| v as f64).collect();

@@ -203,11 +203,11 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .with_seed(seed)
                 .with_evaluate_every(0)
                 .with_progress(!args.opts.no_progress);
-            let fitted = model.fit(&x, &classes(&data.y_train), &config)?;
+            let (fitted, history) = model.fit(&x, &classes(&data.y_train), &config)?;
             let (train_s, done) = (t0.elapsed().as_secs_f64(), cpu0.zip(process_cpu_s()).map(|(a, b)| b - a));
             let x_test = Tensor::from_data(x_test.to_data(), &dev);
             let log_density = fitted.predict_log_density(&x_test, &classes(&data.y_test))?;
-            Ok(outcome(log_density, &data.y_test, train_s, done, fitted.history))
+            Ok(outcome(log_density, &data.y_test, train_s, done, history))
         }
         Method::Svi => {
             let targets: Vec<f64> = data.y_train.iter().map(|&v| if v > 0.0 { 1.0 } else { 0.0 }).collect();

@@ -585,40 +585,36 @@ fn run_method<K: Kernel>(
     if method == Method::Skew2 {
         let config = args.skew.skew_config(2, n, seed, progress);
         let model = config.init(kernel(&train_dev)?, &x)?;
-        let fit = model.fit(&x, &classes, &config)?;
-        let prediction = fit.posterior.predict_details(&x_test)?;
+        let (fit, history) = model.fit(&x, &classes, &config)?;
+        let report = fit.fit_report().expect("a fit leaves its report").clone();
+        let prediction = fit.posterior().expect("a fit leaves its posterior").predict_details(&x_test)?;
         let seconds = t0.elapsed().as_secs_f64();
         if !args.opts.json {
             eprintln!(
                 "class {class} SkewGP2: phases {:?}, γ {:?}, kept epoch {:?}; {seconds:.1} s (training {:.1}, posterior and draws {:.1}, prediction {:.1})",
                 fit.phases,
-                fit.posterior.model().gamma_host(),
-                fit.selected.map(|s| s.0),
-                fit.train_s,
-                fit.sample_s,
-                seconds - fit.train_s - fit.sample_s
+                fit.gamma_host(),
+                report.selected.map(|s| s.0),
+                report.train_s,
+                report.sample_s,
+                seconds - report.train_s - report.sample_s
             );
         }
-        return Ok(MethodResult {
-            prob: prediction.prob,
-            decision_std: prediction.decision_std,
-            seconds,
-            history: fit.history,
-        });
+        return Ok(MethodResult { prob: prediction.prob, decision_std: prediction.decision_std, seconds, history });
     }
     let x_test = Tensor::from_data(x_test.to_data(), &train_dev);
     let ((mean, var), history) = if args.ep_inducing == 0 {
         // the same schedule as the sparse GP-EP; the jitter as its initial σ0²
-        let ep = FullEpClassifier::new(kernel(&train_dev)?, 1e-6)?.fit(
+        let (ep, history) = FullEpClassifier::new(kernel(&train_dev)?, 1e-6)?.fit(
             &x,
             &classes,
             &args.skew.ep_config(seed, progress),
         )?;
-        (ep.predict_latent(&x_test)?, ep.history)
+        (host_pair(ep.predict_f(&x_test)?), history)
     } else {
         let inducing = ep_inducing(args, split, seed, &train_dev)?;
-        let ep = args.skew.fit_ep(kernel(&train_dev)?, inducing, &x, &classes, seed, progress)?;
-        (ep.predict_latent(&x_test)?, ep.history)
+        let (ep, history) = args.skew.fit_ep(kernel(&train_dev)?, inducing, &x, &classes, seed, progress)?;
+        (host_pair(ep.predict_f(&x_test)?), history)
     };
     let prob = mean.iter().zip(&var).map(|(mu, v)| norm_cdf(mu / (1.0 + v).sqrt())).collect();
     let decision_std = mean
@@ -903,4 +899,9 @@ fn write_csv(path: &Path, scopes: &[String], keys: &[&str], panels: &[Vec<Vec<us
         }
     }
     f.flush().map_err(io)
+}
+
+/// Latent means and variances `[n, 1]` as host vectors.
+fn host_pair((mean, var): (Tensor<2>, Tensor<2>)) -> (Vec<f64>, Vec<f64>) {
+    (burn_gp::tensors::to_vec(mean), burn_gp::tensors::to_vec(var))
 }

@@ -98,7 +98,7 @@ use burn_gp::data::{data_root, load_pmlb_classification, signed_binary_labels, s
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::metrics::{binary_probs, standard_error};
-use burn_gp::models::ep::{log_z_q, run_ep, EpFit, EpGpClassifier, EpState, WhitenedPosterior};
+use burn_gp::models::ep::{run_ep, EpGpClassifier, EpSites};
 use burn_gp::models::skew_gp::{flatten_params, SkewGp, SkewGpConfig, SkewGpPosterior};
 use burn_gp::mvn::QmcPoints;
 use burn_gp::tensors::matrix;
@@ -863,29 +863,32 @@ fn run_method(
         "skew2" | "skew0" => {
             let config = skew_config(args, if method == "skew2" { 2 } else { 0 }, seed, n);
             let model = config.init(kernel, &x)?;
-            let fit = model.fit(&x, &fold.y_train, &config)?;
+            let (fit, history) = model.fit(&x, &fold.y_train, &config)?;
+            let posterior = fit.posterior().expect("a fit leaves its posterior");
             if !args.opts.json {
-                let tried: Vec<String> = fit.phase_objectives.iter().map(|(l, o)| format!("{l:?}: {o:.4}")).collect();
+                let report = fit.fit_report().expect("a fit leaves its report");
+                let tried: Vec<String> =
+                    report.phase_objectives.iter().map(|(l, o)| format!("{l:?}: {o:.4}")).collect();
                 eprintln!(
                     "{method}: phases {:?}, γ {:?}; phase screen {}; kept epoch (held-out NLL) {:?}",
                     fit.phases,
-                    fit.posterior.model().gamma_host(),
+                    fit.gamma_host(),
                     tried.join(", "),
-                    fit.selected
+                    report.selected
                 );
             }
-            let prediction = skew_predict(args, &fit.posterior, &x_test, &fold.y_test, seed)?;
+            let prediction = skew_predict(args, &posterior, &x_test, &fold.y_test, seed)?;
             if args.predict != "skewness" {
-                draw(&prediction.prob, &fit.history)?;
+                draw(&prediction.prob, &history)?;
                 record(method, &prediction.prob)?;
             }
             prediction
         }
         _ => {
-            let fitted = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
+            let (fitted, history) = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
             let prob = fitted.predict_proba(&Tensor::from_data(x_test.to_data(), &train_dev))?;
             let ep_s = t0.elapsed().as_secs_f64();
-            draw(&prob, &fitted.history)?;
+            draw(&prob, &history)?;
             record(method, &prob)?;
             let mut extra = [None; 2];
             for (k, at_ep) in AT_EP_KERNEL.iter().enumerate() {
@@ -895,9 +898,9 @@ fn run_method(
                 let t1 = Instant::now();
                 let train = (&x, fold.y_train.as_slice());
                 let prediction = if *at_ep == "skew0ep" {
-                    skew0_at(args, fitted.model.kernel.valid(), train, &x_test, &fold.y_test, seed)?
+                    skew0_at(args, fitted.kernel.valid(), train, &x_test, &fold.y_test, seed)?
                 } else {
-                    skew2_at(args, fitted.model.kernel.clone(), train, &x_test, &fold.y_test, seed)?
+                    skew2_at(args, fitted.kernel.clone(), train, &x_test, &fold.y_test, seed)?
                 };
                 extra[k] = Some(prediction.score(&fold.y_test, t1.elapsed().as_secs_f64()));
                 if args.predict != "skewness" {
@@ -962,7 +965,14 @@ fn skew_config(args: &Args, s: i64, seed: u64, n: usize) -> SkewGpConfig {
 
 /// GP-EP (full: inducing inputs fixed at the training rows) trained by batch SEP; with
 /// `--ep-validation`, [`fit_ep_selected`].
-fn fit_ep(args: &Args, kernel: Rbf, fold: &Fold, x: &Tensor<2>, train_dev: &Device, seed: u64) -> Result<EpFit<Rbf>> {
+fn fit_ep(
+    args: &Args,
+    kernel: Rbf,
+    fold: &Fold,
+    x: &Tensor<2>,
+    train_dev: &Device,
+    seed: u64,
+) -> Result<(EpGpClassifier<Rbf>, History)> {
     if args.ep_validation {
         return fit_ep_selected(args, kernel, fold, x, train_dev, seed);
     }
@@ -984,7 +994,7 @@ fn fit_ep_selected(
     x: &Tensor<2>,
     train_dev: &Device,
     seed: u64,
-) -> Result<EpFit<Rbf>> {
+) -> Result<(EpGpClassifier<Rbf>, History)> {
     let fraction = args.skew.validation;
     if fraction <= 0.0 {
         return Err(Error::invalid("ep_validation", "needs a hold-out: set --validation to a fraction in (0, 1)"));
@@ -1005,7 +1015,7 @@ fn fit_ep_selected(
     let config = args.skew.ep_config(seed, args.opts.progress()).with_evaluate_every(args.skew.validate_every);
     let mut best: Option<(usize, f64, EpGpClassifier<Rbf>)> = None;
     let fit = model.fit_evaluated(&x_fit, &fit_y, &config, |model, q, step| {
-        let nll = -mean(&model.predict_log_density(&held_x, &held_y, q)?);
+        let nll = -mean(&model.predict_log_density_with(&held_x, &held_y, q)?);
         if best.as_ref().is_none_or(|b| nll < b.1) {
             best = Some((step, nll, model.clone()));
         }
@@ -1014,7 +1024,7 @@ fn fit_ep_selected(
     // A step that fails (non-finite, after the trainer's back-offs) ends training early, as the
     // hold-out would: the best step scored before it is kept. Without one, the error stands.
     let history = match fit {
-        Ok(fit) => fit.history,
+        Ok((_, history)) => history,
         Err(e @ Error::NonFinite { .. }) if best.is_some() => {
             eprintln!("gpep: training stopped early ({e}); the best step scored before is kept");
             History::default()
@@ -1028,11 +1038,9 @@ fn fit_ep_selected(
     model.inducing = InducingPoints::new(&fold.x_train, n, d, train_dev)?.no_grad();
     let fitc = model.fitc(x)?;
     let signs = signed_binary_labels(&fold.y_train)?;
-    let mut state = EpState::new(n, n, false);
-    run_ep(&fitc, &signs, &mut state.sites, config.damping_or_default(), config.ep_tolerance, config.max_ep_passes)?;
-    let posterior = WhitenedPosterior::from_sites(&fitc, &state.sites.nu, &state.sites.mu)?;
-    let log_marginal_likelihood = Some(log_z_q(&fitc, &signs, &state.sites)?);
-    Ok(EpFit { model, state, posterior, history, log_marginal_likelihood })
+    let mut sites = EpSites::zeros(n);
+    run_ep(&fitc, &signs, &mut sites, config.damping_or_default(), config.ep_tolerance, config.max_ep_passes)?;
+    Ok((model.with_sites(x, &fold.y_train, sites)?, history))
 }
 
 /// SkewGP0's exact posterior with a given kernel, trained on `(x, y)`: its test predictions
@@ -1160,15 +1168,15 @@ fn skew2_at(
     let kernel = kernel.no_grad();
     let before = flatten_params(&kernel);
     let model = config.init(kernel, x)?;
-    let fit = model.fit(x, y, &config)?;
-    let after = flatten_params(&fit.posterior.model().kernel);
+    let (fit, _) = model.fit(x, y, &config)?;
+    let after = flatten_params(&fit.kernel);
     if let Some(k) = before.iter().zip(&after).position(|(a, b)| a != b) {
         return Err(Error::invalid(
             "skew2ep",
             format!("frozen kernel parameter {k} changed: {} → {}", before[k], after[k]),
         ));
     }
-    skew_predict(args, &fit.posterior, x_test, y_test, seed)
+    skew_predict(args, &fit.posterior().expect("a fit leaves its posterior"), x_test, y_test, seed)
 }
 
 /// Average information in bits and accuracy of probabilities `prob` for labels `y ∈ {0, 1}`.

@@ -38,8 +38,9 @@ pub mod prelude {
     pub use crate::error::Error;
     pub use crate::kernels::{Kernel, Rbf};
     pub use crate::models::{
-        BayesianSvm, BayesianSvmConfig, ClassPredictive, DeepGp, DeepGpConfig, EpConfig, EpGpClassifier, ExactGpr,
-        GaussianPredictive, OneVsRestBsvm, Sgpr, SkewGp, SkewGpConfig, Svgp, SvgpConfig,
+        BayesianSvm, BayesianSvmConfig, ClassPredictive, DecoupledGp, DecoupledGpConfig, DeepGp, DeepGpConfig,
+        EpConfig, EpGpClassifier, EpGpClassifierConfig, ExactGpr, FullEpClassifier, FullEpClassifierConfig,
+        GaussianPredictive, OneVsRestBsvm, Sgpr, SgprConfig, SkewGp, SkewGpConfig, Svgp, SvgpConfig,
     };
     pub use crate::nets::{
         fit_hybrid, GpHeadConfig, GpRegressionNet, HybridConfig, HybridNet, MnistTrunkConfig, Trunk,

@@ -4,7 +4,7 @@ use burn::module::Module;
 use burn::tensor::Tensor;
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Kernel;
-use burn_gp::models::ep::{EpConfig, EpFit, EpGpClassifier, EpMode};
+use burn_gp::models::ep::{EpConfig, EpGpClassifier, EpMode};
 use burn_gp::models::skew_gp::SkewGpConfig;
 use burn_gp::mvn::ChainStart;
 use burn_gp::Result;
@@ -114,7 +114,7 @@ impl SkewOptions {
         y: &[usize],
         seed: u64,
         progress: bool,
-    ) -> Result<EpFit<K>> {
+    ) -> Result<(EpGpClassifier<K>, burn_gp::train::History)> {
         let model = EpGpClassifier::new(kernel, inducing.no_grad(), 1e-6, 1e-8, &x.device())?;
         model.fit(x, y, &self.ep_config(seed, progress))
     }

@@ -160,6 +160,11 @@ impl ClassPredictive {
         self.check_labels(labels)?;
         Ok(self.classes().iter().zip(labels).filter(|(a, b)| a == b).count() as f64 / self.n as f64)
     }
+    /// `log p(y_i)` of each point's label under [`probabilities`](Self::probabilities).
+    pub fn log_density(&self, labels: &[usize]) -> Result<Vec<f64>> {
+        self.check_labels(labels)?;
+        Ok(self.probabilities().chunks_exact(self.classes).zip(labels).map(|(row, &y)| row[y].ln()).collect())
+    }
     /// Mean negative log probability of the labels under [`probabilities`](Self::probabilities).
     pub fn nll(&self, labels: &[usize]) -> Result<f64> {
         self.check_labels(labels)?;

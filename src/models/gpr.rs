@@ -1,19 +1,24 @@
 //! Exact GP regression: the reference every sparse model is tested against.
 //!
-//! ```no_run
+//! ```
 //! use burn::module::Module;
 //! use burn_gp::prelude::*;
 //! # fn main() -> burn_gp::Result<()> {
-//! let (n, d) = (400, 2);
+//! let (n, d) = (40, 2);
 //! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
 //! let y: Vec<f64> = x.chunks(d).map(|r| (r[0] - r[1]).cos()).collect();
 //! let train = default_device()?.autodiff();
 //! let (xt, yt) = (matrix(x, n, d, &train)?, matrix(y.clone(), n, 1, &train)?);
 //! let noise = burn_gp::likelihoods::Gaussian::new(0.1, &train)?;
 //! let model = ExactGpr::new(Rbf::ard(d, 1.0, 1.0, &train)?, noise, xt.clone(), yt)?;
-//! let (model, _history) = model.fit(&TrainConfig::new().with_epochs(100).with_lr(0.05))?; // full batch
-//! let pred = model.predict(xt)?; // GaussianPredictive
+//! let config = TrainConfig::new().with_epochs(10).with_lr(0.05).with_progress(false);
+//! let (model, _history) = model.fit(&config)?; // full batch
+//! let model = model.valid();
+//! let pred = model.predict(xt.clone().inner())?; // GaussianPredictive
 //! println!("training RMSE {:.3}", pred.rmse(&y)?);
+//! let path = std::env::temp_dir().join("burn-gp-doc-gpr.bgp");
+//! model.save(&path)?; // the training data travel in the file
+//! assert_eq!(ExactGpr::<Rbf>::load(&path, &default_device()?)?.predict(xt.inner())?, pred);
 //! # Ok(())
 //! # }
 //! ```

@@ -4,22 +4,28 @@
 //! `L_uu = chol(K_uu + jitter·I)`. The minibatch ELBO is
 //! `N/|B| Σ_{i∈B} E_q[log p(yᵢ|fᵢ)] − Σ_p KL(q(v_p) ‖ N(0, I))`.
 //!
-//! ```no_run
+//! ```
 //! use burn::module::Module;
 //! use burn_gp::prelude::*;
 //! # fn main() -> burn_gp::Result<()> {
-//! let (n, d) = (400, 2);
+//! let (n, d) = (60, 2);
 //! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
 //! let y: Vec<f64> = x.chunks(d).map(|r| (r[0] + r[1]).sin()).collect();
 //! let device = default_device()?;
 //! let train = device.clone().autodiff();
-//! let inducing = burn_gp::inducing::InducingPoints::new(&x[..32 * d], 32, d, &train)?;
+//! let inducing = burn_gp::inducing::InducingPoints::new(&x[..10 * d], 10, d, &train)?;
 //! let noise = burn_gp::likelihoods::Gaussian::new(0.1, &train)?;
 //! let model = SvgpConfig::new(n).init(Rbf::ard(d, 1.0, 1.0, &train)?, inducing, noise, &train)?;
 //! let (xt, yt) = (matrix(x.clone(), n, d, &train)?, matrix(y.clone(), n, 1, &train)?);
-//! let (model, _history) = model.fit(&xt, &yt, &TrainConfig::new().with_epochs(200))?;
-//! let pred = model.valid().predict(matrix(x, n, d, &device)?)?; // GaussianPredictive
+//! let config = TrainConfig::new().with_epochs(5).with_batch_size(20).with_progress(false);
+//! let (model, _history) = model.fit(&xt, &yt, &config)?;
+//! let (model, xs) = (model.valid(), matrix(x, n, d, &device)?);
+//! let pred = model.predict(xs.clone())?; // GaussianPredictive
 //! println!("RMSE {:.3}, mean log density {:.3}", pred.rmse(&y)?, pred.mean_log_density(&y)?);
+//! let path = std::env::temp_dir().join("burn-gp-doc-svgp.bgp");
+//! model.save(&path)?; // description and weights in one file
+//! let back = Svgp::<Rbf, burn_gp::inducing::InducingPoints, burn_gp::likelihoods::Gaussian>::load(&path, &device)?;
+//! assert_eq!(back.predict(xs)?, pred); // bit for bit
 //! # Ok(())
 //! # }
 //! ```
@@ -188,10 +194,10 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         Ok(self.likelihood.predict_mean_and_var(m, v))
     }
 
-    /// `log p(yᵢ | data)` per test point `[n]`.
-    pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
+    /// `log p(yᵢ | data)` per test point `[n]`, on the host (by the likelihood's quadrature).
+    pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Vec<f64>> {
         let (m, v) = self.predict_f(x)?;
-        Ok(self.likelihood.predict_log_density(m, v, y))
+        Ok(crate::tensors::to_vec(self.likelihood.predict_log_density(m, v, y)))
     }
 
     /// The (minibatch) evidence lower bound `[1]`: the batch's expected log-likelihood scaled by

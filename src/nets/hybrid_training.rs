@@ -74,6 +74,18 @@ where
     train_hybrid_loop(net, train, recipe, config, evaluate, None)
 }
 
+impl<T: Trunk, K: Kernel, L: HeadLikelihood> HybridNet<T, K, L> {
+    /// Trains the network on `train` by `recipe` (its natural-gradient steps on `q(u)`) and
+    /// `config`: [`fit_hybrid`] without progress metrics. Returns the trained network and its
+    /// [`History`].
+    pub fn fit<S>(self, train: &S, recipe: &HybridConfig, config: &TrainConfig) -> Result<(Self, History)>
+    where
+        S: TrainingSet<Input = T::Input>,
+    {
+        fit_hybrid(self, train, recipe, config, |_, _| Ok(Vec::new()))
+    }
+}
+
 /// As [`fit_hybrid`], calling `trace(model, step)` after every step with the model after the
 /// step and what the step did (the gradient norm over the trunk costs one read-back per step).
 pub fn fit_hybrid_traced<T, K, L, S, E>(

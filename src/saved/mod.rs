@@ -6,7 +6,8 @@
 //! Every model, and every piece a model is built from (kernel, inducing variables, likelihood,
 //! trunk), implements [`Blueprint`]: it describes itself as a [`Spec`] and rebuilds an untrained
 //! copy of itself from one. [`SavedModel`] then saves any blueprinted module, or a model with
-//! host-side state (`EpFit`, `SkewGpFit`), to a file, and loads it back with typed errors:
+//! host-side posterior state (the EP classifiers, the skew GP), to a file, and loads it back with
+//! typed errors:
 //! [`Error::BadFormat`](crate::Error::BadFormat) for a file that is not a burn-gp model file or is damaged,
 //! [`Error::ModelMismatch`](crate::Error::ModelMismatch) for one that holds another model type, or shapes and settings that do
 //! not fit its weights.

@@ -15,11 +15,10 @@ use crate::models::decoupled::InitialCovariance;
 use crate::models::deep_gp::{DeepGpBlock, DeepGpLayer, LayerValues, MomentLinear};
 use crate::models::ep::{EpSites, EpState, WhitenedPosterior};
 use crate::models::{
-    DecoupledGp, DecoupledGpConfig, DeepGp, EpFit, EpGpClassifier, ExactGpr, FullEpClassifier, FullEpFit,
-    OneVsRestBsvm, Sgpr, SkewGp, SkewGpPosterior, Svgp, SvgpConfig,
+    DecoupledGp, DecoupledGpConfig, DeepGp, EpGpClassifier, ExactGpr, FullEpClassifier, OneVsRestBsvm, Sgpr, SkewGp,
+    SkewGpPosterior, Svgp, SvgpConfig,
 };
 use crate::tensors::{matrix, to_vec};
-use crate::train::History;
 
 /// The number of values of shape `dims` that a description says it holds (nothing is allocated:
 /// the values are in the description already); a product that overflows or exceeds
@@ -31,13 +30,14 @@ fn checked_cells(dims: &[usize]) -> Result<usize> {
         .ok_or_else(|| Error::invalid("model file", format!("implausible shape {dims:?}")))
 }
 
-impl<K, L> Blueprint for Svgp<K, InducingPoints, L>
+impl<K, I, L> Blueprint for Svgp<K, I, L>
 where
     K: Kernel + Blueprint,
+    I: InducingVariables<K> + Blueprint,
     L: Likelihood + Blueprint,
 {
-    /// `Svgp` with `[latent GPs, training points]`, the jitter, and kernel, inducing points and
-    /// likelihood.
+    /// `Svgp` with `[latent GPs, training points]`, the jitter, and kernel, inducing variables
+    /// (points or Fourier features) and likelihood.
     fn describe(&self) -> Spec {
         Spec::new("Svgp")
             .sizes(&[self.num_latent(), self.num_data])
@@ -48,8 +48,8 @@ where
     }
     fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
         spec.expect("Svgp", Some(2), Some(1), Some(3))?;
-        let inducing = InducingPoints::rebuild(&spec.parts[1], device)?;
-        let m = inducing_count(&inducing);
+        let inducing = I::rebuild(&spec.parts[1], device)?;
+        let m = inducing.num_inducing();
         // q(u): the means and the covariance factors.
         budget::cells(&[spec.sizes[0], m])?;
         budget::cells(&[spec.sizes[0], m, m])?;
@@ -150,57 +150,64 @@ impl Blueprint for DeepGp {
     }
 }
 
-impl<K: Kernel + Blueprint> Blueprint for EpGpClassifier<K> {
-    /// `EpGpClassifier` with its jitter, kernel and inducing points.
-    fn describe(&self) -> Spec {
-        Spec::new("EpGpClassifier").values(&[self.jitter]).part(self.kernel.describe()).part(self.inducing.describe())
-    }
-    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
-        spec.expect("EpGpClassifier", Some(0), Some(1), Some(2))?;
-        let kernel = K::rebuild(&spec.parts[0], device)?;
-        let inducing = InducingPoints::rebuild(&spec.parts[1], device)?;
-        EpGpClassifier::new(kernel, inducing, 1.0, spec.values[0], device)
-    }
-}
-
-impl<K: Kernel + Blueprint> SavedModel for EpFit<K> {
-    /// Writes the classifier, `q(u)` (`L_B`, `β`), the sites and `log Z_q`; the training history
-    /// and minibatch directions are not kept.
+impl<K: Kernel + Blueprint> SavedModel for EpGpClassifier<K> {
+    /// Writes the classifier (jitter, kernel, inducing points, `log σ0²`) and, after a fit, `q(u)`
+    /// (`L_B`, `β`), the sites, `log Z_q` and the skipped count; the minibatch directions are not
+    /// kept.
     fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        let m = self.posterior.beta.len();
-        let n = self.state.sites.nu.len();
-        let lb = (0..m * m).map(|k| self.posterior.lb[(k / m, k % m)]);
-        let values: Vec<f64> = self
-            .posterior
-            .beta
-            .iter()
-            .copied()
-            .chain(lb)
-            .chain(self.state.sites.nu.iter().copied())
-            .chain(self.state.sites.mu.iter().copied())
-            .chain([self.log_marginal_likelihood.unwrap_or(f64::NAN), self.state.skipped as f64])
-            .collect();
-        let spec = Spec::new("EpFit").sizes(&[m, n]).values(&values).part(self.model.describe());
-        file::write(path.as_ref(), &spec, self.model.clone())
+        let parts = Spec::new("EpGpClassifierParts")
+            .values(&[self.jitter])
+            .part(self.kernel.describe())
+            .part(self.inducing.describe());
+        let spec = match (self.posterior(), self.ep_state()) {
+            (Some(q), Some(state)) => {
+                let m = q.beta.len();
+                let n = state.sites.nu.len();
+                let lb = (0..m * m).map(|k| q.lb[(k / m, k % m)]);
+                let values: Vec<f64> = q
+                    .beta
+                    .iter()
+                    .copied()
+                    .chain(lb)
+                    .chain(state.sites.nu.iter().copied())
+                    .chain(state.sites.mu.iter().copied())
+                    .chain([self.log_marginal_likelihood().unwrap_or(f64::NAN), state.skipped as f64])
+                    .collect();
+                Spec::new("EpGpClassifier").sizes(&[m, n]).values(&values)
+            }
+            _ => Spec::new("EpGpClassifier").sizes(&[self.num_inducing(), 0]),
+        };
+        file::write(path.as_ref(), &spec.part(parts), self.clone())
     }
     fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
         let path = path.as_ref();
         let weights = file::read(path)?;
-        let parts = |spec: &Spec| -> Result<_> {
-            spec.expect("EpFit", Some(2), None, Some(1))?;
+        let skeleton = |spec: &Spec| -> Result<_> {
+            spec.expect("EpGpClassifier", Some(2), None, Some(1))?;
             let (m, n) = (spec.sizes[0], spec.sizes[1]);
-            let want = checked_cells(&[m, m])?.checked_add(m + 2 * n + 2);
+            let want = if n == 0 { Some(0) } else { checked_cells(&[m, m])?.checked_add(m + 2 * n + 2) };
             if want != Some(spec.values.len()) {
-                return Err(Error::shape("EpFit values (β, L_B, ν̃, μ̃, log Z, skipped)", want, spec.values.len()));
+                return Err(Error::shape(
+                    "EpGpClassifier values (β, L_B, ν̃, μ̃, log Z, skipped)",
+                    want,
+                    spec.values.len(),
+                ));
             }
-            let model = EpGpClassifier::<K>::rebuild(&spec.parts[0], device)?;
+            let parts = &spec.parts[0];
+            parts.expect("EpGpClassifierParts", Some(0), Some(1), Some(2))?;
+            let kernel = K::rebuild(&parts.parts[0], device)?;
+            let inducing = InducingPoints::rebuild(&parts.parts[1], device)?;
+            let model = EpGpClassifier::new(kernel, inducing, 1.0, parts.values[0], device)?;
             if model.num_inducing() != m {
-                return Err(Error::shape("EpFit: q(u) size vs inducing points", model.num_inducing(), m));
+                return Err(Error::shape("EpGpClassifier: q(u) size vs inducing points", model.num_inducing(), m));
             }
             Ok((model, m, n))
         };
-        let (model, m, n) = weights.rebuild(parts).map_err(|e| file::mismatch(path, e))?;
+        let (model, m, n) = weights.rebuild(skeleton).map_err(|e| file::mismatch(path, e))?;
         let (model, spec) = weights.fill(path, model)?;
+        if n == 0 {
+            return Ok(model);
+        }
         let v = &spec.values;
         let beta = v[..m].to_vec();
         let lb = Mat::from_fn(m, m, |i, j| v[m + i * m + j]);
@@ -210,86 +217,87 @@ impl<K: Kernel + Blueprint> SavedModel for EpFit<K> {
         state.sites.mu = sites[n..2 * n].to_vec();
         state.skipped = sites[2 * n + 1] as usize;
         let log_z = sites[2 * n];
-        Ok(EpFit {
-            model,
-            state,
-            posterior: WhitenedPosterior { lb, beta },
-            history: History::default(),
-            log_marginal_likelihood: log_z.is_finite().then_some(log_z),
-        })
+        Ok(model.with_fitted(state, WhitenedPosterior { lb, beta }, log_z.is_finite().then_some(log_z)))
     }
 }
 
-impl<K: Kernel + Blueprint> Blueprint for SkewGp<K> {
-    /// `SkewGp` with `[s, p]`, the phases then the jitter, and the kernel.
-    fn describe(&self) -> Spec {
-        let p = self.pseudo_points.as_ref().map_or(0, |r| r.val().dims()[1]);
-        let values: Vec<f64> = self.phases.iter().copied().chain([self.jitter]).collect();
-        Spec::new("SkewGp").sizes(&[self.phases.len(), p]).values(&values).part(self.kernel.describe())
-    }
-    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
-        spec.expect("SkewGp", Some(2), None, Some(1))?;
-        let (s, p) = (spec.sizes[0], spec.sizes[1]);
-        if spec.values.len() != s + 1 {
-            return Err(Error::shape("SkewGp values (phases, jitter)", s + 1, spec.values.len()));
-        }
-        budget::cells(&[s])?;
-        let pseudo = vec![0.0; budget::cells(&[s, p])?];
-        let kernel = K::rebuild(&spec.parts[0], device)?;
-        SkewGp::new(kernel, &pseudo, &spec.values[..s], &vec![0.0; s], spec.values[s], device)
-    }
+/// The description of a skew-GP prior: `SkewGp` with `[s, p]`, the phases then the jitter,
+/// and the kernel.
+fn describe_skew_prior<K: Kernel + Blueprint>(model: &SkewGp<K>) -> Spec {
+    let p = model.pseudo_points.as_ref().map_or(0, |r| r.val().dims()[1]);
+    let values: Vec<f64> = model.phases.iter().copied().chain([model.jitter]).collect();
+    Spec::new("SkewGp").sizes(&[model.phases.len(), p]).values(&values).part(model.kernel.describe())
 }
 
-impl<K: Kernel + Blueprint> Blueprint for FullEpClassifier<K> {
-    /// `FullEpClassifier` with its jitter and kernel.
-    fn describe(&self) -> Spec {
-        Spec::new("FullEpClassifier").values(&[self.jitter]).part(self.kernel.describe())
+/// An untrained skew-GP prior of [`describe_skew_prior`]'s description.
+fn rebuild_skew_prior<K: Kernel + Blueprint>(spec: &Spec, device: &Device) -> Result<SkewGp<K>> {
+    spec.expect("SkewGp", Some(2), None, Some(1))?;
+    let (s, p) = (spec.sizes[0], spec.sizes[1]);
+    if spec.values.len() != s + 1 {
+        return Err(Error::shape("SkewGp values (phases, jitter)", s + 1, spec.values.len()));
     }
-    fn rebuild(spec: &Spec, device: &Device) -> Result<Self> {
-        spec.expect("FullEpClassifier", Some(0), Some(1), Some(1))?;
-        FullEpClassifier::new(K::rebuild(&spec.parts[0], device)?, spec.values[0])
-    }
+    budget::cells(&[s])?;
+    let pseudo = vec![0.0; budget::cells(&[s, p])?];
+    let kernel = K::rebuild(&spec.parts[0], device)?;
+    SkewGp::new(kernel, &pseudo, &spec.values[..s], &vec![0.0; s], spec.values[s], device)
 }
 
-impl<K: Kernel + Blueprint> SavedModel for FullEpFit<K> {
-    /// Writes the classifier, the training inputs, the sites and `log Z_EP`; loading rebuilds the
-    /// posterior from them (the same arithmetic, so the same bits). The training history is not
-    /// kept.
+impl<K: Kernel + Blueprint> SavedModel for FullEpClassifier<K> {
+    /// Writes the classifier (jitter, kernel) and, after a fit, its training inputs, sites,
+    /// `log Z_EP` and skipped count; loading rebuilds the posterior from them (the same
+    /// arithmetic, so the same bits).
     fn save(&self, path: impl AsRef<Path>) -> Result<()> {
-        let [n, d] = self.x.dims();
-        let values: Vec<f64> = to_vec(self.x.clone())
-            .into_iter()
-            .chain(self.sites.nu.iter().copied())
-            .chain(self.sites.mu.iter().copied())
-            .chain([self.log_marginal_likelihood, self.skipped as f64])
-            .collect();
-        let spec = Spec::new("FullEpFit").sizes(&[n, d]).values(&values).part(self.model.describe());
-        file::write(path.as_ref(), &spec, self.model.clone())
+        let parts = Spec::new("FullEpClassifierParts").values(&[self.jitter]).part(self.kernel.describe());
+        let spec = match &self.fitted {
+            Some(f) => {
+                let n = f.sites.nu.len();
+                let values: Vec<f64> =
+                    f.x.iter()
+                        .copied()
+                        .chain(f.sites.nu.iter().copied())
+                        .chain(f.sites.mu.iter().copied())
+                        .chain([f.log_marginal_likelihood, f.skipped as f64])
+                        .collect();
+                Spec::new("FullEpClassifier").sizes(&[n, f.d]).values(&values)
+            }
+            None => Spec::new("FullEpClassifier").sizes(&[0, 0]),
+        };
+        file::write(path.as_ref(), &spec.part(parts), self.clone())
     }
     fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
         let path = path.as_ref();
         let weights = file::read(path)?;
         let skeleton = |spec: &Spec| -> Result<_> {
-            spec.expect("FullEpFit", Some(2), None, Some(1))?;
+            spec.expect("FullEpClassifier", Some(2), None, Some(1))?;
             let (n, d) = (spec.sizes[0], spec.sizes[1]);
-            if n == 0 || d == 0 {
-                return Err(Error::invalid("model file", format!("a full-EP fit on {n} × {d} training inputs")));
-            }
-            let want = checked_cells(&[n, d])?.checked_add(2 * n + 2);
+            let want = match (n, d) {
+                (0, 0) => Some(0),
+                (0, _) | (_, 0) => {
+                    return Err(Error::invalid("model file", format!("a full-EP fit on {n} × {d} training inputs")))
+                }
+                _ => checked_cells(&[n, d])?.checked_add(2 * n + 2),
+            };
             if want != Some(spec.values.len()) {
-                return Err(Error::shape("FullEpFit values (x, ν̃, μ̃, log Z, skipped)", want, spec.values.len()));
+                return Err(Error::shape("FullEpClassifier values (x, ν̃, μ̃, log Z, skipped)", want, spec.values.len()));
             }
-            Ok((FullEpClassifier::<K>::rebuild(&spec.parts[0], device)?, n, d))
+            let parts = &spec.parts[0];
+            parts.expect("FullEpClassifierParts", Some(0), Some(1), Some(1))?;
+            Ok((FullEpClassifier::<K>::new(K::rebuild(&parts.parts[0], device)?, parts.values[0])?, n, d))
         };
         let (model, n, d) = weights.rebuild(skeleton).map_err(|e| file::mismatch(path, e))?;
         let (model, spec) = weights.fill(path, model)?;
+        if n == 0 {
+            return Ok(model);
+        }
         let v = &spec.values;
         let x = matrix(v[..n * d].to_vec(), n, d, device)?;
         let rest = &v[n * d..];
         let sites = EpSites { nu: rest[..n].to_vec(), mu: rest[n..2 * n].to_vec() };
-        let mut fit = FullEpFit::from_sites(model, x, sites, rest[2 * n]).map_err(|e| file::mismatch(path, e))?;
-        fit.skipped = rest[2 * n + 1] as usize;
-        Ok(fit)
+        let mut model = model.with_sites(&x, sites, rest[2 * n]).map_err(|e| file::mismatch(path, e))?;
+        if let Some(f) = model.fitted.as_mut() {
+            f.skipped = rest[2 * n + 1] as usize;
+        }
+        Ok(model)
     }
 }
 
@@ -306,34 +314,79 @@ impl<K: Kernel + Blueprint> SavedModel for SkewGpPosterior<K> {
         let spec = Spec::new("SkewGpPosterior")
             .sizes(&[n, p, draws.len() / t.max(1), t])
             .values(&values)
-            .part(self.model().describe());
+            .part(describe_skew_prior(self.model()));
         file::write(path.as_ref(), &spec, self.model().clone())
     }
     fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
         let path = path.as_ref();
         let weights = file::read(path)?;
-        let skeleton = |spec: &Spec| -> Result<_> {
-            spec.expect("SkewGpPosterior", Some(4), None, Some(1))?;
-            let [n, p, draws, t] = [spec.sizes[0], spec.sizes[1], spec.sizes[2], spec.sizes[3]];
-            if n == 0 || p == 0 {
-                return Err(Error::invalid("model file", format!("a skew-GP posterior on {n} × {p} training inputs")));
-            }
-            let want = checked_cells(&[n, p])?.checked_add(n).zip(checked_cells(&[draws, t]).ok()).map(|(a, b)| a + b);
-            if want != Some(spec.values.len()) {
-                return Err(Error::shape("SkewGpPosterior values (x, labels, draws)", want, spec.values.len()));
-            }
-            Ok((SkewGp::<K>::rebuild(&spec.parts[0], device)?, [n, p, draws, t]))
-        };
-        let (model, [n, p, draws, t]) = weights.rebuild(skeleton).map_err(|e| file::mismatch(path, e))?;
-        let (model, spec) = weights.fill(path, model)?;
-        let v = &spec.values;
-        let x = matrix(v[..n * p].to_vec(), n, p, device)?;
-        let labels: Vec<usize> = v[n * p..n * p + n].iter().map(|&l| usize::from(l > 0.5)).collect();
-        let mut posterior = SkewGpPosterior::new(model, x, &labels).map_err(|e| file::mismatch(path, e))?;
-        if draws > 0 {
-            posterior.set_draws(v[n * p + n..].to_vec(), t).map_err(|e| file::mismatch(path, e))?;
+        let dims =
+            weights.rebuild(|spec| skew_posterior_skeleton::<K>(spec, device)).map_err(|e| file::mismatch(path, e))?;
+        skew_posterior_of(path, weights, dims, device)
+    }
+}
+
+/// The skeleton of a saved skew-GP posterior (`SkewGpPosterior` with `[n, p, draws, s + n]`, the
+/// training inputs, labels and draws, and the prior) and its sizes.
+fn skew_posterior_skeleton<K: Kernel + Blueprint>(spec: &Spec, device: &Device) -> Result<(SkewGp<K>, [usize; 4])> {
+    spec.expect("SkewGpPosterior", Some(4), None, Some(1))?;
+    let [n, p, draws, t] = [spec.sizes[0], spec.sizes[1], spec.sizes[2], spec.sizes[3]];
+    if n == 0 || p == 0 {
+        return Err(Error::invalid("model file", format!("a skew-GP posterior on {n} × {p} training inputs")));
+    }
+    let want = checked_cells(&[n, p])?.checked_add(n).zip(checked_cells(&[draws, t]).ok()).map(|(a, b)| a + b);
+    if want != Some(spec.values.len()) {
+        return Err(Error::shape("SkewGpPosterior values (x, labels, draws)", want, spec.values.len()));
+    }
+    Ok((rebuild_skew_prior::<K>(&spec.parts[0], device)?, [n, p, draws, t]))
+}
+
+/// The posterior of a file whose skeleton [`skew_posterior_skeleton`] built: the weights filled
+/// in, Theorem 1 rebuilt from the training inputs and labels (the same arithmetic, so the same
+/// bits), and the draws set.
+fn skew_posterior_of<K: Kernel + Blueprint>(
+    path: &Path,
+    weights: file::ReadFile,
+    (model, [n, p, draws, t]): (SkewGp<K>, [usize; 4]),
+    device: &Device,
+) -> Result<SkewGpPosterior<K>> {
+    let (model, spec) = weights.fill(path, model)?;
+    let v = &spec.values;
+    let x = matrix(v[..n * p].to_vec(), n, p, device)?;
+    let labels: Vec<usize> = v[n * p..n * p + n].iter().map(|&l| usize::from(l > 0.5)).collect();
+    let mut posterior = SkewGpPosterior::new(model, x, &labels).map_err(|e| file::mismatch(path, e))?;
+    if draws > 0 {
+        posterior.set_draws(v[n * p + n..].to_vec(), t).map_err(|e| file::mismatch(path, e))?;
+    }
+    Ok(posterior)
+}
+
+impl<K: Kernel + Blueprint> SavedModel for SkewGp<K> {
+    /// Writes the prior (kernel, `R`, `γ`, phases, jitter) and, after a fit, its posterior as
+    /// [`SkewGpPosterior`] saves it (training inputs, labels, draws); the fit report and the
+    /// training history are not kept.
+    fn save(&self, path: impl AsRef<Path>) -> Result<()> {
+        match self.posterior() {
+            Some(posterior) => posterior.save(path),
+            None => file::write(path.as_ref(), &describe_skew_prior(self), self.clone()),
         }
-        Ok(posterior)
+    }
+    fn load(path: impl AsRef<Path>, device: &Device) -> Result<Self> {
+        let path = path.as_ref();
+        let weights = file::read(path)?;
+        let skeleton = weights
+            .rebuild(|spec| match spec.kind.as_str() {
+                "SkewGpPosterior" => skew_posterior_skeleton::<K>(spec, device).map(|(m, dims)| (m, Some(dims))),
+                _ => rebuild_skew_prior::<K>(spec, device).map(|m| (m, None)),
+            })
+            .map_err(|e| file::mismatch(path, e))?;
+        match skeleton {
+            (prior, None) => Ok(weights.fill(path, prior)?.0),
+            (prior, Some(dims)) => {
+                let posterior = skew_posterior_of(path, weights, (prior, dims), device)?;
+                Ok(posterior.model().clone().with_posterior(&posterior))
+            }
+        }
     }
 }
 
@@ -372,9 +425,9 @@ impl<K: Kernel + Blueprint> Blueprint for ExactGpr<K> {
     }
 }
 
-impl<K: Kernel + Blueprint> Blueprint for Sgpr<K, InducingPoints> {
-    /// `Sgpr` with `[n, d]`, the jitter then its training data, and its kernel, inducing points
-    /// and likelihood.
+impl<K: Kernel + Blueprint, I: InducingVariables<K> + Blueprint> Blueprint for Sgpr<K, I> {
+    /// `Sgpr` with `[n, d]`, the jitter then its training data, and its kernel, inducing variables
+    /// (points or Fourier features) and likelihood.
     fn describe(&self) -> Spec {
         let [n, d] = self.x.dims();
         Spec::new("Sgpr")
@@ -391,7 +444,7 @@ impl<K: Kernel + Blueprint> Blueprint for Sgpr<K, InducingPoints> {
         let jitter = *spec.values.first().ok_or_else(|| Error::invalid("model file", "Sgpr without its jitter"))?;
         let (x, y) = training_data(spec, (spec.sizes[0], spec.sizes[1], 1), 1, device)?;
         let kernel = K::rebuild(&spec.parts[0], device)?;
-        let inducing = InducingPoints::rebuild(&spec.parts[1], device)?;
+        let inducing = I::rebuild(&spec.parts[1], device)?;
         Sgpr::new(kernel, inducing, Gaussian::rebuild(&spec.parts[2], device)?, x, y, jitter)
     }
 }

@@ -47,11 +47,11 @@ fn skew_gp_raises_its_nugget_to_the_f32_floor_and_trains() {
     let ad = dev.clone().autodiff();
     let xt = column(&x, &ad);
     let model = config.init(Rbf::new(&[1.0], 1.0, &ad).unwrap(), &xt).unwrap();
-    let fit = model.fit(&xt, &y, &config).unwrap();
-    let records = &fit.history.records;
+    let (fit, history) = model.fit(&xt, &y, &config).unwrap();
+    let records = &history.records;
     assert!(records.iter().all(|r| r.objective.is_finite()));
     let test: Vec<f64> = (0..25).map(|i| -2.9 + 0.24 * i as f64).collect();
-    let pred = fit.posterior.predict_details(&column(&test, &dev)).unwrap();
+    let pred = fit.posterior().unwrap().predict_details(&column(&test, &dev)).unwrap();
     assert!(pred.prob.iter().all(|p| *p > 0.0 && *p < 1.0));
     let correct = test.iter().zip(&pred.prob).filter(|(v, p)| ((1.7 * **v).sin() > 0.0) == (**p > 0.5)).count();
     assert!(correct >= 20, "{correct} of 25 test points on the right side");

@@ -129,7 +129,7 @@ fn ep_classifier_f32_gpu_agrees_with_f64_cpu() {
         let mut sites = EpSites::zeros(20);
         run_ep(&fitc, &y, &mut sites, 0.5, 1e-12, 2000).unwrap();
         let q = WhitenedPosterior::from_sites(&fitc, &sites.nu, &sites.mu).unwrap();
-        let p = model.predict_proba(&t2(vec![-2.0, 0.0, 0.5, 2.5], 4, 1, dev), &q).unwrap();
+        let p = model.predict_proba_with(&t2(vec![-2.0, 0.0, 0.5, 2.5], 4, 1, dev), &q).unwrap();
         (log_z_q(&fitc, &y, &sites).unwrap(), p)
     };
     let (l64, p64) = run(&cpu());

@@ -327,20 +327,20 @@ fn refused_checkpoint<T>(result: burn_gp::Result<T>) -> bool {
 #[test]
 fn a_resumed_ep_classifier_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
     use crate::ep_support::{classes, model_2d, random_problem_on};
-    use burn_gp::models::ep::{EpConfig, EpFit, EpMode};
+    use burn_gp::models::ep::{EpConfig, EpMode};
     let device = crate::common::ad_device();
     let (n, m) = (90, 8);
     let (_, y, z, x) = random_problem_on(n, m, 17, &device);
     let (_, _, other_z) = crate::ep_support::random_problem(n, m, 18);
     let labels = classes(&y);
     let dir = fresh_dir("ep");
-    let outcome = |fit: EpFit<burn_gp::kernels::Rbf>| {
-        let mut v = fit.predict_proba(&x).unwrap();
-        v.extend(&fit.state.sites.nu);
-        v.extend(&fit.state.sites.mu);
-        v.extend(fit.log_marginal_likelihood);
-        v.push(fit.state.skipped as f64);
-        (bits(&v), fit.history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
+    let outcome = |fit: (burn_gp::models::EpGpClassifier<burn_gp::kernels::Rbf>, burn_gp::train::History)| {
+        let mut v = fit.0.predict_proba(&x).unwrap();
+        v.extend(&fit.0.ep_state().unwrap().sites.nu);
+        v.extend(&fit.0.ep_state().unwrap().sites.mu);
+        v.extend(fit.0.log_marginal_likelihood());
+        v.push(fit.0.ep_state().unwrap().skipped as f64);
+        (bits(&v), fit.1.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
     };
     for mode in [EpMode::Minibatch, EpMode::Inner] {
         let config = |checkpoint| {
@@ -400,18 +400,18 @@ fn a_resumed_full_ep_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
     use crate::ep_support::{classes, random_problem_d, rows};
     use burn_gp::kernels::Rbf;
     use burn_gp::models::ep::{EpConfig, EpMode};
-    use burn_gp::models::{FullEpClassifier, FullEpFit};
+    use burn_gp::models::FullEpClassifier;
     let device = crate::common::ad_device();
     let (x, y, _) = random_problem_d(50, 1, 2, 5);
     let (x, labels) = (rows(&x, 2, &device), classes(&y));
     let model = |ell: f64| FullEpClassifier::new(Rbf::new(&[ell], 0.5, &device).unwrap(), 0.0).unwrap();
     let dir = fresh_dir("full-ep");
-    let outcome = |fit: FullEpFit<Rbf>| {
+    let outcome = |(fit, history): (FullEpClassifier<Rbf>, burn_gp::train::History)| {
         let mut v = fit.predict_proba(&x).unwrap();
-        v.extend(&fit.sites.nu);
-        v.extend(&fit.sites.mu);
-        v.extend([fit.log_marginal_likelihood, fit.skipped as f64]);
-        (bits(&v), fit.history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
+        v.extend(&fit.sites().unwrap().nu);
+        v.extend(&fit.sites().unwrap().mu);
+        v.extend([fit.log_marginal_likelihood().unwrap(), fit.skipped() as f64]);
+        (bits(&v), history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
     };
     for mode in [EpMode::Inner, EpMode::Outer] {
         let config = |checkpoint| {

@@ -115,7 +115,7 @@ fn sgpr_decoupled_and_ep_predictions_do_not_depend_on_the_chunk_size() {
     let whole = bits(odvgp.predict_f_chunked(xs.clone(), ROWS).unwrap());
     assert_chunks_agree("ODVGP", whole, |c| bits(odvgp.predict_f_chunked(xs.clone(), c).unwrap()));
 
-    // EP: host-side predictions, chunked inside predict_latent
+    // EP: host-side predictions, chunked inside predict_latent_with
     let train = dev.clone().autodiff();
     let labels: Vec<usize> = y.iter().map(|&v| usize::from(v > 0.0)).collect();
     let ep = EpGpClassifier::new(
@@ -130,12 +130,13 @@ fn sgpr_decoupled_and_ep_predictions_do_not_depend_on_the_chunk_size() {
         .fit(&matrix(x, 200, 3, &train).unwrap(), &labels, &EpConfig::new().with_iterations(3).with_progress(false))
         .unwrap();
     let xp = xs.to_device(&train);
-    let (m, v) = fit.predict_latent(&xp).unwrap();
+    let (m, v) = fit.0.predict_latent_with(&xp, fit.0.posterior().unwrap()).unwrap();
     let whole: Vec<u64> = m.iter().chain(&v).map(|a| a.to_bits()).collect();
     let pieces = |chunk: usize| {
         let (mut m, mut v) = (Vec::new(), Vec::new());
         for (start, rows) in blocks(chunk) {
-            let (a, b) = fit.predict_latent(&xp.clone().narrow(0, start, rows)).unwrap();
+            let (a, b) =
+                fit.0.predict_latent_with(&xp.clone().narrow(0, start, rows), fit.0.posterior().unwrap()).unwrap();
             m.extend(a);
             v.extend(b);
         }

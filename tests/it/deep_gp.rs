@@ -999,7 +999,7 @@ fn training_increases_the_energy_and_the_test_likelihood() {
     let test_ll = |m: &DeepGp| {
         let dev = device();
         let m = m.valid();
-        host(m.predict_log_density(col(&xt, &dev), col(&yt, &dev)).unwrap()).iter().sum::<f64>() / 40.0
+        m.predict_log_density(col(&xt, &dev), col(&yt, &dev)).unwrap().iter().sum::<f64>() / 40.0
     };
     let f0 = scalar(model.valid().energy(col(&x, &device()), col(&y, &device())).unwrap());
     let ll0 = test_ll(&model);
@@ -1485,7 +1485,7 @@ fn t22_dgp_beats_gp_on_a_step_function() {
         let model = cfg.init(&x, &y, 200, 1, &ad).unwrap();
         let (model, history) = model.fit(&col(&x, &ad), &col(&y, &ad), &train).unwrap();
         let model = model.valid();
-        let ll = host(model.predict_log_density(col(&xt, &dev), col(&yt, &dev)).unwrap()).iter().sum::<f64>() / 100.0;
+        let ll = model.predict_log_density(col(&xt, &dev), col(&yt, &dev)).unwrap().iter().sum::<f64>() / 100.0;
         // −F/N per epoch, smoothed over the first and last 25 epochs
         let obj: Vec<f64> = history.records.iter().map(|r| r.objective).collect();
         let (early, late) = (obj[..25].iter().sum::<f64>() / 25.0, obj[epochs - 25..].iter().sum::<f64>() / 25.0);

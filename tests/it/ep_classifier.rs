@@ -95,8 +95,8 @@ fn t5_golden_values_on_toy_a() {
     }
     assert!(sites.nu.iter().all(|&v| v > 0.135 && v < 0.49), "site precisions {:?}", sites.nu);
     let xs = column(&[-2.0, 0.0, 0.5, 2.5], &dev);
-    let (m, s) = model.predict_latent(&xs, &q).unwrap();
-    let p = model.predict_proba(&xs, &q).unwrap();
+    let (m, s) = model.predict_latent_with(&xs, &q).unwrap();
+    let p = model.predict_proba_with(&xs, &q).unwrap();
     let golden_m = [-1.536250883856, 0.812735502785, 1.819024722048, -0.656633471890];
     let golden_s = [0.673819084751, 0.544263523581, 0.663873685224, 0.513681502811];
     let golden_p = [0.117529095737, 0.743449324860, 0.920758586750, 0.296770914019];
@@ -210,7 +210,7 @@ fn t7_inducing_points_at_the_data_reduce_to_full_gp_ep() {
     // predictions against full-GP EP (R&W Alg. 3.5 on K_ff, R&W eqs. 3.60–3.61 by dense algebra)
     let q = WhitenedPosterior::from_sites(&fitc, &sites.nu, &sites.mu).unwrap();
     let xs = [-2.0, 0.0, 0.5, 2.5];
-    let p_sep = model.predict_proba(&column(&xs, &dev), &q).unwrap();
+    let p_sep = model.predict_proba_with(&column(&xs, &dev), &q).unwrap();
     let k = |a: f64, b: f64| 2.0 * (-(a - b) * (a - b) / 0.4).exp();
     let kff: Vec<f64> = (0..400).map(|i| k(x[i / 20], x[i % 20])).collect();
     let (tau, nu) = full_ep(&kff, &y);
@@ -407,15 +407,15 @@ fn t14_predictions_are_consistent() {
     let xt = column(&x, &dev);
     // all sites zero: the prior predictive Φ(0) = 0.5
     let prior = WhitenedPosterior::prior(5).unwrap();
-    let p0 = model.predict_proba(&xt, &prior).unwrap();
+    let p0 = model.predict_proba_with(&xt, &prior).unwrap();
     assert!(p0.iter().all(|p| (p - 0.5).abs() < 1e-15));
     let fitc = model.fitc(&xt).unwrap();
     let sites = converge(&fitc, &y);
     let q = WhitenedPosterior::from_sites(&fitc, &sites.nu, &sites.mu).unwrap();
     let xs = column(&[-4.0, -2.0, 0.0, 0.5, 2.5, 6.0], &dev);
-    let p = model.predict_proba(&xs, &q).unwrap();
-    let plus = model.predict_log_density(&xs, &[1; 6], &q).unwrap();
-    let minus = model.predict_log_density(&xs, &[0; 6], &q).unwrap();
+    let p = model.predict_proba_with(&xs, &q).unwrap();
+    let plus = model.predict_log_density_with(&xs, &[1; 6], &q).unwrap();
+    let minus = model.predict_log_density_with(&xs, &[0; 6], &q).unwrap();
     for i in 0..6 {
         assert!(p[i] > 0.0 && p[i] < 1.0);
         assert!((plus[i].exp() + minus[i].exp() - 1.0).abs() < 1e-15);
@@ -548,8 +548,8 @@ fn binary_classifiers_predict_the_common_class_predictive() {
     let model = toy_model(&TOY_Z, 0.8, 1e-3, &ad);
     let config = EpConfig::new().with_iterations(5).with_progress(false);
     let fit = model.fit(&column(&x, &ad), &labels, &config).unwrap();
-    let pred = fit.predict(&column(&x, &ad)).unwrap();
-    let (m, v) = fit.predict_latent(&column(&x, &ad)).unwrap();
+    let pred = fit.0.predict(&column(&x, &ad)).unwrap();
+    let (m, v) = fit.0.predict_latent_with(&column(&x, &ad), fit.0.posterior().unwrap()).unwrap();
     assert_eq!((pred.n, pred.classes), (20, 2));
     // Exact probit probabilities, and the same numbers from the two-column representation
     // (class 0 ~ N(0, 1), class 1 ~ N(m, v)) by quadrature: P(f₁ > f₀) = Φ(m/√(1 + v)).
@@ -560,7 +560,7 @@ fn binary_classifiers_predict_the_common_class_predictive() {
         assert_eq!(exact[2 * i + 1], p1);
         assert!((quadrature[2 * i + 1] - p1).abs() < 1e-9, "point {i}: {} vs {p1}", quadrature[2 * i + 1]);
     }
-    let want_nll = -fit.predict_log_density(&column(&x, &ad), &labels).unwrap().iter().sum::<f64>() / 20.0;
+    let want_nll = -fit.0.predict_log_density(&column(&x, &ad), &labels).unwrap().iter().sum::<f64>() / 20.0;
     assert!((pred.nll(&labels).unwrap() - want_nll).abs() < 1e-12);
     let decisions: Vec<usize> = m.iter().map(|&m| usize::from(m > 0.0)).collect();
     assert_eq!(pred.classes(), decisions);

@@ -12,9 +12,10 @@ use burn::optim::{GradientsParams, LBFGSConfig, LineSearchFn};
 use burn::tensor::Device;
 use burn_gp::kernels::Rbf;
 use burn_gp::models::ep::{
-    cavity, frozen_posterior, log_z_q, BurnCollective, EpConfig, EpFit, EpGpClassifier, EpMode, EpSites, HostReducer,
+    cavity, frozen_posterior, log_z_q, BurnCollective, EpConfig, EpGpClassifier, EpMode, EpSites, HostReducer,
     ShardReducer, WhitenedPosterior,
 };
+use burn_gp::train::History;
 
 /// Converged `log Z_q` of `model` on `x` (row-major, 2-D), EP warm-started from `sites`.
 fn converged(model: &EpGpClassifier<Rbf>, x: &[f64], y: &[f64], sites: &EpSites) -> (f64, EpSites) {
@@ -40,12 +41,12 @@ fn batch_training_raises_the_energy_and_predicts() {
     for mode in [EpMode::Inner, EpMode::Outer] {
         let config = EpConfig::new().with_mode(mode).with_iterations(60).with_progress(false);
         let fit = model.clone().fit(&xt, &classes(&y), &config).unwrap();
-        let end = converged(&fit.model, &x, &y, &fit.state.sites).0;
+        let end = converged(&fit.0, &x, &y, &fit.0.ep_state().unwrap().sites).0;
         assert!(end > start + 1.0, "{mode:?}: converged log Z_q {start} → {end}");
-        let p = fit.predict_proba(&xt).unwrap();
+        let p = fit.0.predict_proba(&xt).unwrap();
         let err = p.iter().zip(&y).filter(|(p, y)| (**p > 0.5) != (**y > 0.0)).count() as f64 / n as f64;
         assert!(err < 0.25, "{mode:?}: training error {err}");
-        assert!(fit.log_marginal_likelihood.is_some_and(f64::is_finite));
+        assert!(fit.0.log_marginal_likelihood().is_some_and(f64::is_finite));
     }
 }
 
@@ -72,14 +73,14 @@ fn t10_sharded_training_equals_one_shard() {
         let config = EpConfig::new().with_mode(mode).with_iterations(10).with_shards(shards).with_progress(false);
         model_2d(&z, &ad).fit_with_reducer(&xt, &classes(&y), &config, reducer, |_, _, _| Ok(vec![])).unwrap()
     };
-    let state = |fit: &EpFit<Rbf>| {
-        let mut v = host(fit.model.kernel.params.lengthscales.value());
-        v.extend(host(fit.model.kernel.params.variance.value()));
-        v.extend(host(fit.model.log_noise.val()));
-        v.extend(host(fit.model.inducing.z()));
+    let state = |fit: &(EpGpClassifier<Rbf>, History)| {
+        let mut v = host(fit.0.kernel.params.lengthscales.value());
+        v.extend(host(fit.0.kernel.params.variance.value()));
+        v.extend(host(fit.0.log_noise.val()));
+        v.extend(host(fit.0.inducing.z()));
         // q: μ and Σ = RRᵀ in u-space
-        let fitc = fit.model.fitc(&xt).unwrap();
-        let (mu, r) = fit.posterior.u_space(fitc.l.as_ref());
+        let fitc = fit.0.fitc(&xt).unwrap();
+        let (mu, r) = fit.0.posterior().unwrap().u_space(fitc.l.as_ref());
         v.extend(mu);
         v.extend((0..m * m).map(|k| (0..m).map(|j| r[(k / m, j)] * r[(k % m, j)]).sum::<f64>()));
         v
@@ -88,13 +89,10 @@ fn t10_sharded_training_equals_one_shard() {
         let one = run(1, mode, &HostReducer);
         for k in [2, 3, 7] {
             let many = run(k, mode, &HostReducer);
-            let e_sites = max_rel_err(&many.state.sites.nu, &one.state.sites.nu, 1e-3).max(max_rel_err(
-                &many.state.sites.mu,
-                &one.state.sites.mu,
-                1e-3,
-            ));
+            let e_sites = max_rel_err(&many.0.ep_state().unwrap().sites.nu, &one.0.ep_state().unwrap().sites.nu, 1e-3)
+                .max(max_rel_err(&many.0.ep_state().unwrap().sites.mu, &one.0.ep_state().unwrap().sites.mu, 1e-3));
             let e_state = max_rel_err(&state(&many), &state(&one), 1e-3);
-            let (a, b) = (many.log_marginal_likelihood.unwrap(), one.log_marginal_likelihood.unwrap());
+            let (a, b) = (many.0.log_marginal_likelihood().unwrap(), one.0.log_marginal_likelihood().unwrap());
             eprintln!(
                 "T10 {mode:?}, {k} shards: sites {e_sites:.1e}, ξ and q {e_state:.1e}, log Z_q {:.1e}",
                 ((a - b) / b).abs()
@@ -121,6 +119,7 @@ fn t10_sharded_training_equals_one_shard() {
 fn the_burn_collective_refuses_devices_without_a_collective() {
     // Burn 0.22.1 implements all_reduce only for CUDA (and remote) devices
     if cfg!(feature = "cuda") {
+        eprintln!("skipped with the cuda feature: the_burn_collective_refuses_devices_without_a_collective (CUDA has a collective)");
         return;
     }
     let r = BurnCollective::new(vec![device(), device()]);
@@ -192,14 +191,14 @@ fn t11_the_inner_scheme_reaches_the_optimum_of_the_converged_energy() {
     let start = freeze_z_and_noise(model_2d(&z, &ad));
     let config = EpConfig::new().with_iterations(600).with_initial_step(1e-2).with_progress(false);
     let fit = start.clone().fit(&xt, &classes(&y), &config).unwrap();
-    let (inner_lz, inner_sites) = converged(&fit.model, &x, &y, &fit.state.sites);
+    let (inner_lz, inner_sites) = converged(&fit.0, &x, &y, &fit.0.ep_state().unwrap().sites);
     // trained coordinates: log σ², log ℓ²_1, log ℓ²_2
-    let g = surrogate_gradient(&fit.model, &x, 2, &y, &inner_sites);
+    let g = surrogate_gradient(&fit.0, &x, 2, &y, &inner_sites);
     let g_max = g[..1].iter().chain(&g[2..4]).map(|v| v.abs()).fold(0.0, f64::max);
     assert!(g_max < 1e-5, "inner scheme after 600 iterations: max |∇L̃| = {g_max} ({g:?})");
     let (best, best_sites) = lbfgs_on_converged_energy(start, &x, &y);
     let (best_lz, _) = converged(&best, &x, &y, &best_sites);
-    let (xi_inner, xi_best) = (test_coordinates(&fit.model), test_coordinates(&best));
+    let (xi_inner, xi_best) = (test_coordinates(&fit.0), test_coordinates(&best));
     eprintln!(
         "T11: max |∇L̃| {g_max:.2e}; log Z_q inner {inner_lz} L-BFGS {best_lz}; ξ inner {xi_inner:?} L-BFGS {xi_best:?}"
     );
@@ -226,8 +225,8 @@ fn t12_inner_and_outer_schemes_reach_similar_energies() {
         model.clone().fit(&xt, &classes(&y), &config).unwrap()
     };
     let (inner, outer) = (run(EpMode::Inner), run(EpMode::Outer));
-    let lz_inner = converged(&inner.model, &x, &y, &inner.state.sites).0;
-    let lz_outer = converged(&outer.model, &x, &y, &outer.state.sites).0;
+    let lz_inner = converged(&inner.0, &x, &y, &inner.0.ep_state().unwrap().sites).0;
+    let lz_outer = converged(&outer.0, &x, &y, &outer.0.ep_state().unwrap().sites).0;
     let lz_start = converged(&model, &x, &y, &EpSites::zeros(n)).0;
     eprintln!("T12: converged log Z_q start {lz_start}, inner {lz_inner}, outer {lz_outer}");
     assert!(
@@ -235,7 +234,7 @@ fn t12_inner_and_outer_schemes_reach_similar_energies() {
         "converged log Z_q: inner {lz_inner}, outer {lz_outer} (start {lz_start})"
     );
     // the history's objective is −log Z_q / n after each iteration's EP pass
-    let at = |fit: &EpFit<Rbf>, it: usize| -fit.history.records[it - 1].objective * n as f64;
+    let at = |fit: &(EpGpClassifier<Rbf>, History), it: usize| -fit.1.records[it - 1].objective * n as f64;
     for (name, fit) in [("inner", &inner), ("outer", &outer)] {
         assert!(at(fit, 250) > at(fit, 10), "{name}: log Z_q at 250 {} vs at 10 {}", at(fit, 250), at(fit, 10));
     }
@@ -251,7 +250,7 @@ fn t13_stochastic_training_works() {
     let model = model_2d(&z, &ad);
     let (xtr, xte) = (rows(&x, 2, &ad), rows(&xs, 2, &ad));
     let nll = |q_model: &EpGpClassifier<Rbf>, q: &WhitenedPosterior| {
-        -q_model.predict_log_density(&xte, &classes(&ys), q).unwrap().iter().sum::<f64>() / n_test as f64
+        -q_model.predict_log_density_with(&xte, &classes(&ys), q).unwrap().iter().sum::<f64>() / n_test as f64
     };
     let initial = nll(&model, &WhitenedPosterior::prior(m).unwrap());
     let batch_config = EpConfig::new().with_iterations(250).with_progress(false);
@@ -261,10 +260,10 @@ fn t13_stochastic_training_works() {
         EpConfig::new().with_mode(EpMode::Minibatch).with_batch_size(m).with_epochs(5).with_progress(false);
     assert_eq!(mini_config.damping_or_default(), 0.99);
     let mini = model.clone().fit(&xtr, &classes(&y), &mini_config).unwrap();
-    let (nb, nm) = (nll(&batch.model, &batch.posterior), nll(&mini.model, &mini.posterior));
+    let (nb, nm) = (nll(&batch.0, batch.0.posterior().unwrap()), nll(&mini.0, mini.0.posterior().unwrap()));
     eprintln!("T13: test NLL initial {initial}, batch {nb}, minibatch {nm}");
     assert!(nm <= 1.15 * nb && nm < 0.7 * initial, "minibatch NLL {nm}, batch {nb}, initial {initial}");
-    let lz = |fit: &EpFit<Rbf>| converged(&fit.model, &x, &y, &fit.state.sites).0;
+    let lz = |fit: &(EpGpClassifier<Rbf>, History)| converged(&fit.0, &x, &y, &fit.0.ep_state().unwrap().sites).0;
     let lz0 = converged(&model, &x, &y, &EpSites::zeros(n)).0;
     let (lb, lm) = (lz(&batch), lz(&mini));
     eprintln!("T13: converged log Z_q start {lz0}, batch {lb}, minibatch {lm}");

@@ -8,7 +8,8 @@ use burn::tensor::{Device, Gradients};
 use burn_gp::error::Error;
 use burn_gp::kernels::Rbf;
 use burn_gp::models::ep::{EpConfig, EpMode, EpSites};
-use burn_gp::models::full_ep::{full_ep_pass, FullEpClassifier, FullEpFit, FullEpPosterior};
+use burn_gp::models::full_ep::{full_ep_pass, FullEpClassifier, FullEpPosterior};
+use burn_gp::models::EpGpClassifier;
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
 use faer::MatRef;
@@ -50,9 +51,10 @@ fn sites_energy_and_predictions_match_sequential_ep_and_dense_algebra() {
     }
     let reference = full_ep_log_z(&kff, &y, &tau, &nu);
     assert!((log_z - reference).abs() < 1e-9, "log Z {log_z} vs {reference}");
-    let fit = FullEpFit::from_sites(m, rows(&x, 1, &dev), sites, log_z).unwrap();
+    let fit = m.with_sites(&rows(&x, 1, &dev), sites, log_z).unwrap();
     let xs = [-2.0, 0.0, 0.5, 2.5];
-    let (mean, var) = fit.predict_latent(&rows(&xs, 1, &dev)).unwrap();
+    let (mean, var) = fit.predict_f(&rows(&xs, 1, &dev)).unwrap();
+    let (mean, var) = (host(mean), host(var));
     let k = |a: f64, b: f64| 2.0 * (-(a - b) * (a - b) / 0.4).exp();
     for (j, &xj) in xs.iter().enumerate() {
         let ks: Vec<f64> = x.iter().map(|&xi| k(xi, xj)).collect();
@@ -120,25 +122,30 @@ fn training_raises_the_converged_energy_and_fits_load_bit_for_bit() {
     let (ell, var) = (0.3, 0.5);
     let (_, before) = converge_dense(&covariance(&model(ell, var, &dev), &x, 2, &dev), &y, EpSites::zeros(60), 1e-10);
     let config = EpConfig::new().with_mode(EpMode::Outer).with_iterations(25).with_progress(false);
-    let fit = model(ell, var, &ad).fit(&rows(&x, 2, &ad), &labels, &config).unwrap();
-    eprintln!(
-        "full EP: converged log Z {before:.4} at the initial kernel, {:.4} after training",
-        fit.log_marginal_likelihood
-    );
-    assert!(fit.log_marginal_likelihood > before + 1.0, "{} vs {before}", fit.log_marginal_likelihood);
-    assert_eq!(fit.history.records.len(), 25);
+    let (fit, history) = model(ell, var, &ad).fit(&rows(&x, 2, &ad), &labels, &config).unwrap();
+    let log_z = fit.log_marginal_likelihood().unwrap();
+    eprintln!("full EP: converged log Z {before:.4} at the initial kernel, {log_z:.4} after training");
+    assert!(log_z > before + 1.0, "{log_z} vs {before}");
+    assert_eq!(history.records.len(), 25);
     let acc = fit.predict(&rows(&x, 2, &ad)).unwrap().accuracy(&labels).unwrap();
     assert!(acc > 0.8, "training accuracy {acc}");
 
     let path = std::env::temp_dir().join(format!("burn_gp_full_ep_{}.bin", std::process::id()));
     fit.save(&path).unwrap();
-    crate::saved_mutation::assert_loads_survive_damage("full-ep-fit", &path, |p| FullEpFit::<Rbf>::load(p, &ad));
-    let loaded = FullEpFit::<Rbf>::load(&path, &ad).unwrap();
+    crate::saved_mutation::assert_loads_survive_damage("full-ep-fit", &path, |p| FullEpClassifier::<Rbf>::load(p, &ad));
+    let loaded = FullEpClassifier::<Rbf>::load(&path, &ad).unwrap();
     let xs = rows(&uniform(20, 3), 2, &ad);
     assert_eq!(fit.predict_proba(&xs).unwrap(), loaded.predict_proba(&xs).unwrap());
-    assert_eq!((fit.sites.nu.clone(), fit.sites.mu.clone()), (loaded.sites.nu.clone(), loaded.sites.mu.clone()));
-    assert_eq!(fit.log_marginal_likelihood, loaded.log_marginal_likelihood);
-    assert!(matches!(burn_gp::models::EpFit::<Rbf>::load(&path, &ad), Err(Error::ModelMismatch { .. })));
+    assert_eq!(fit.sites().unwrap().nu, loaded.sites().unwrap().nu);
+    assert_eq!(fit.sites().unwrap().mu, loaded.sites().unwrap().mu);
+    assert_eq!(fit.log_marginal_likelihood(), loaded.log_marginal_likelihood());
+    assert!(matches!(EpGpClassifier::<Rbf>::load(&path, &ad), Err(Error::ModelMismatch { .. })));
+    // an untrained model saves and loads too, and predicts the prior
+    model(ell, var, &ad).save(&path).unwrap();
+    let prior = FullEpClassifier::<Rbf>::load(&path, &ad).unwrap();
+    assert!(prior.sites().is_none());
+    let (mean, var) = prior.predict_f(&xs).unwrap();
+    assert!(host(mean).iter().all(|&m| m == 0.0) && host(var).iter().all(|&v| (v - 0.5).abs() < 1e-12));
     let _ = std::fs::remove_file(path);
 }
 
@@ -148,7 +155,7 @@ fn bad_input_gets_typed_errors() {
     let x = rows(&uniform(20, 8), 2, &ad);
     let labels: Vec<usize> = (0..10).map(|i| i % 2).collect();
     let fit = |config: EpConfig, labels: &[usize]| model(1.0, 1.0, &ad).fit(&x, labels, &config.with_progress(false));
-    let invalid = |r: burn_gp::Result<FullEpFit<Rbf>>| matches!(r, Err(Error::InvalidArgument { .. }));
+    let invalid = |r: burn_gp::Result<(FullEpClassifier<Rbf>, _)>| matches!(r, Err(Error::InvalidArgument { .. }));
     assert!(invalid(fit(EpConfig::new().with_mode(EpMode::Minibatch), &labels)));
     assert!(invalid(fit(EpConfig::new().with_shards(2), &labels)));
     assert!(fit(EpConfig::new(), &labels[..9]).is_err());
@@ -157,11 +164,11 @@ fn bad_input_gets_typed_errors() {
         FullEpClassifier::new(Rbf::new(&[1.0], 1.0, &ad).unwrap(), -1.0),
         Err(Error::InvalidArgument { .. })
     ));
-    let trained = fit(EpConfig::new().with_iterations(2), &labels).unwrap();
+    let (trained, _) = fit(EpConfig::new().with_iterations(2), &labels).unwrap();
     assert!(matches!(trained.predict(&rows(&uniform(9, 1), 3, &ad)), Err(Error::ShapeMismatch { .. })));
     let k = [1.0, 0.0, 0.0, 1.0];
     let r = full_ep_pass(MatRef::from_row_major_slice(&k, 2, 2), &[1.0; 3], &mut EpSites::zeros(3), 0.5);
     assert!(matches!(r, Err(Error::ShapeMismatch { .. })), "{r:?}");
     let bad = EpSites { nu: vec![f64::NAN; 10], mu: vec![0.0; 10] };
-    assert!(matches!(FullEpFit::from_sites(trained.model, x, bad, 0.0), Err(Error::NonFinite { .. })));
+    assert!(matches!(trained.with_sites(&x, bad, 0.0), Err(Error::NonFinite { .. })));
 }

@@ -13,8 +13,10 @@ use burn_gp::kernels::{Matern, Rbf};
 use burn_gp::likelihoods::{BinaryHinge, Gaussian};
 use burn_gp::models::ep::EpConfig;
 use burn_gp::models::{
-    BayesianSvm, BayesianSvmConfig, DeepGp, DeepGpConfig, EpFit, EpGpClassifier, OneVsRestBsvm, Svgp, SvgpConfig,
+    BayesianSvm, BayesianSvmConfig, DeepGp, DeepGpConfig, EpGpClassifier, EpGpClassifierConfig, OneVsRestBsvm, Svgp,
+    SvgpConfig,
 };
+use burn_gp::models::{GaussianPredictive, Predictor};
 use burn_gp::nets::{fit_hybrid, HybridConfig, HybridNet, MnistTrunk, MnistTrunkConfig, SoftmaxNet};
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::{matrix, to_vec};
@@ -174,28 +176,51 @@ fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
     assert_eq!(deep.predict(xt.clone()).unwrap(), loaded.predict(xt.clone()).unwrap());
     let (before, after) = (deep.predict_moments(xt.clone()).unwrap(), loaded.predict_moments(xt.clone()).unwrap());
     assert_eq!((to_vec(before.0), to_vec(before.1)), (to_vec(after.0), to_vec(after.1)));
+    // the shared trait: one signature for every model, the same numbers as the model's own methods
+    let generic = mean_log_density(&deep, &xt, &y);
+    let own = deep.predict_log_density(xt.clone(), matrix(y.clone(), 60, 1, &dev).unwrap()).unwrap();
+    assert!((generic - own.iter().sum::<f64>() / 60.0).abs() < 1e-12, "{generic} vs {own:?}");
+    let (f_mean, f_var) = Predictor::predict_f(&deep, &xt).unwrap();
+    let (y_mean, y_var) = deep.predict_moments(xt.clone()).unwrap();
+    assert_eq!(to_vec(f_mean), to_vec(y_mean));
+    let noise = to_vec(deep.blocks.last().unwrap().gp.noise_variance())[0];
+    for (f, y) in to_vec(f_var).iter().zip(to_vec(y_var)) {
+        assert!((f + noise - y).abs() < 1e-12, "latent {f} + noise {noise} vs predictive {y}");
+    }
 
     // EP: the sites and q(u) come back with the classifier.
     let binary: Vec<usize> = labels.iter().map(|&c| usize::from(c == 0)).collect();
     let kernel = Rbf::new(&[1.0, 1.0], 1.0, &train).unwrap();
-    let model =
-        EpGpClassifier::new(kernel, InducingPoints::new(&x[..12], 6, 2, &train).unwrap(), 1e-3, 1e-8, &train).unwrap();
+    let inducing = InducingPoints::new(&x[..12], 6, 2, &train).unwrap();
+    let model = EpGpClassifierConfig::new().init(kernel, inducing, &train).unwrap();
+    let xp = matrix(x.clone(), 60, 2, &train).unwrap();
+    // before a fit: saved and loaded untrained, predicting the prior
+    model.save(&path).unwrap();
+    let untrained = EpGpClassifier::<Rbf>::load(&path, &dev).unwrap();
+    assert!(untrained.posterior().is_none() && untrained.log_marginal_likelihood().is_none());
+    assert_eq!(model.predict_proba(&xp).unwrap(), untrained.predict_proba(&xp).unwrap());
     let config = EpConfig::new().with_iterations(3).with_progress(false);
-    let fit = model.fit(&matrix(x.clone(), 60, 2, &train).unwrap(), &binary, &config).unwrap();
+    let (fit, _history) = model.fit(&matrix(x, 60, 2, &train).unwrap(), &binary, &config).unwrap();
     fit.save(&path).unwrap();
-    assert_loads_survive_damage("ep-fit", &path, |p| EpFit::<Rbf>::load(p, &dev));
-    let loaded = EpFit::<Rbf>::load(&path, &dev).unwrap();
-    let xp = matrix(x, 60, 2, &train).unwrap();
+    assert_loads_survive_damage("ep-fit", &path, |p| EpGpClassifier::<Rbf>::load(p, &dev));
+    let loaded = EpGpClassifier::<Rbf>::load(&path, &dev).unwrap();
     assert_eq!(fit.predict_proba(&xp).unwrap(), loaded.predict_proba(&xp).unwrap());
-    assert_eq!(fit.state.sites.nu, loaded.state.sites.nu);
-    assert_eq!(fit.log_marginal_likelihood, loaded.log_marginal_likelihood);
+    assert_eq!(fit.ep_state().unwrap().sites.nu, loaded.ep_state().unwrap().sites.nu);
+    assert_eq!(fit.log_marginal_likelihood(), loaded.log_marginal_likelihood());
+    assert!(fit.log_marginal_likelihood().is_some());
+    assert_ne!(fit.predict_proba(&xp).unwrap(), untrained.predict_proba(&xp).unwrap());
+    // through the predictive's probabilities; the model's own method uses the stable log-CDF
+    let generic = Predictor::predict_log_density(&fit, &xp, &binary).unwrap();
+    let own = fit.predict_log_density(&xp, &binary).unwrap();
+    assert!(generic.iter().zip(&own).all(|(a, b)| (a - b).abs() < 1e-12), "{generic:?} vs {own:?}");
+    assert!((-generic.iter().sum::<f64>() / 60.0 - fit.predict(&xp).unwrap().nll(&binary).unwrap()).abs() < 1e-12);
     assert!(matches!(BayesianSvm::<Rbf>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
     let _ = std::fs::remove_file(path);
 }
 
 #[test]
 fn skew_gp_posteriors_load_with_their_draws() {
-    use burn_gp::models::{SkewGpConfig, SkewGpPosterior};
+    use burn_gp::models::{SkewGp, SkewGpConfig, SkewGpPosterior};
     let dev = base();
     let train = dev.clone().autodiff();
     let (x, labels) = blobs(40, 5);
@@ -213,16 +238,27 @@ fn skew_gp_posteriors_load_with_their_draws() {
         .with_progress(false);
     let xt = matrix(x1.clone(), 40, 1, &train).unwrap();
     let model = config.init(Rbf::new(&[1.0], 1.0, &train).unwrap(), &xt).unwrap();
-    let fit = model.fit(&xt, &binary, &config).unwrap();
     let path = temp("skew");
-    fit.posterior.save(&path).unwrap();
+    // before a fit: the prior saves and loads, and predicting is a typed error
+    model.save(&path).unwrap();
+    let prior = SkewGp::<Rbf>::load(&path, &dev).unwrap();
+    assert!(prior.posterior().is_none());
+    assert!(matches!(prior.predict(&matrix(vec![0.0], 1, 1, &dev).unwrap()), Err(Error::InvalidArgument { .. })));
+    let (fit, _history) = model.fit(&xt, &binary, &config).unwrap();
+    let posterior = fit.posterior().unwrap();
+    posterior.save(&path).unwrap();
     assert_loads_survive_damage("skew-gp-posterior", &path, |p| SkewGpPosterior::<Rbf>::load(p, &dev));
     let loaded = SkewGpPosterior::<Rbf>::load(&path, &dev).unwrap();
     let test = matrix((0..15).map(|i| -3.0 + 0.4 * i as f64).collect(), 15, 1, &dev).unwrap();
-    assert_eq!(fit.posterior.predict_details(&test).unwrap().prob, loaded.predict_details(&test).unwrap().prob);
-    assert_eq!(fit.posterior.gamma_tilde(), loaded.gamma_tilde());
+    assert_eq!(posterior.predict_details(&test).unwrap().prob, loaded.predict_details(&test).unwrap().prob);
+    assert_eq!(posterior.gamma_tilde(), loaded.gamma_tilde());
+    // the fitted model saves its posterior with it and predicts bit for bit after a load
+    fit.save(&path).unwrap();
+    let model_back = SkewGp::<Rbf>::load(&path, &dev).unwrap();
+    assert_eq!(fit.predict(&test).unwrap().probabilities(), model_back.predict(&test).unwrap().probabilities());
+    assert_eq!(fit.predict_f(&test).unwrap().1.to_data(), model_back.predict_f(&test).unwrap().1.to_data());
     assert_eq!(loaded.labels(), binary);
-    assert!(matches!(EpFit::<Rbf>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
+    assert!(matches!(EpGpClassifier::<Rbf>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
     let _ = std::fs::remove_file(path);
 }
 
@@ -296,8 +332,27 @@ fn regression_models_with_training_data_and_decoupled_bases_load_bit_for_bit() {
     odvff.save(&path).unwrap();
     assert_loads_survive_damage("odvff", &path, |p| Odvff::<AdditiveMatern, Gaussian>::load(p, &dev));
     let loaded = Odvff::<AdditiveMatern, Gaussian>::load(&path, &dev).unwrap();
-    assert_eq!(to_vec(odvff.predict_f(test.clone()).unwrap().0), to_vec(loaded.predict_f(test).unwrap().0));
+    assert_eq!(to_vec(odvff.predict_f(test.clone()).unwrap().0), to_vec(loaded.predict_f(test.clone()).unwrap().0));
     assert!(matches!(Odvgp::<Rbf, Gaussian>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
+
+    // Fourier features as the inducing variables of an SVGP (VFF-SVGP) and of SGPR.
+    let additive = || AdditiveMatern::new(MaternNu::ThreeHalves, &[0.7, 1.1], &[1.0, 0.5], &dev).unwrap();
+    let box_ = [(-4.0, 6.0), (-3.0, 5.0)];
+    let features = FourierFeatures::new(&additive(), &box_, 3).unwrap();
+    let vff: Svgp<AdditiveMatern, FourierFeatures, Gaussian> =
+        SvgpConfig::new(30).init(additive(), features, noise(), &dev).unwrap();
+    vff.save(&path).unwrap();
+    assert_loads_survive_damage("vff-svgp", &path, |p| {
+        Svgp::<AdditiveMatern, FourierFeatures, Gaussian>::load(p, &dev)
+    });
+    let loaded = Svgp::<AdditiveMatern, FourierFeatures, Gaussian>::load(&path, &dev).unwrap();
+    assert_eq!(to_vec(vff.predict_f(test.clone()).unwrap().1), to_vec(loaded.predict_f(test.clone()).unwrap().1));
+    let features = FourierFeatures::new(&additive(), &box_, 3).unwrap();
+    let vff_sgpr = Sgpr::new(additive(), features, noise(), xt.clone(), yt.clone(), 1e-6).unwrap();
+    vff_sgpr.save(&path).unwrap();
+    let loaded = Sgpr::<AdditiveMatern, FourierFeatures>::load(&path, &dev).unwrap();
+    assert_eq!(vff_sgpr.predict(test.clone()).unwrap(), loaded.predict(test.clone()).unwrap());
+    assert!(matches!(Sgpr::<Rbf, InducingPoints>::load(&path, &dev), Err(Error::ModelMismatch { .. })));
     let _ = std::fs::remove_file(path);
 }
 
@@ -353,4 +408,10 @@ fn sums_and_products_of_kernels_and_the_linear_kernel_load_bit_for_bit() {
     let (before, after) = (product.predict_f(test.clone()).unwrap(), loaded.predict_f(test).unwrap());
     assert_eq!((to_vec(before.0), to_vec(before.1)), (to_vec(after.0), to_vec(after.1)));
     let _ = std::fs::remove_file(path);
+}
+
+/// Mean test log density of any regression model, through the shared trait.
+fn mean_log_density<M: Predictor<Predictive = GaussianPredictive>>(model: &M, x: &Tensor<2>, y: &[f64]) -> f64 {
+    let per_row = model.predict_log_density(x, y).unwrap();
+    per_row.iter().sum::<f64>() / per_row.len() as f64
 }

@@ -581,12 +581,15 @@ fn end_to_end_on_fig4_data_trains_and_skewgp2_is_not_worse() {
     for s in [0, 2] {
         let config = quick_config(s);
         let model = config.init(Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xtr).unwrap();
-        let fit = model.fit(&xtr, &labels(&y[..ntr]), &config).unwrap();
-        let r = &fit.history.records;
+        let (fit, history) = model.fit(&xtr, &labels(&y[..ntr]), &config).unwrap();
+        let r = &history.records;
         let (first, last) = (r[0].objective, r[r.len() - 1].objective);
         assert!(last < first, "s = {s}: objective did not improve ({first} → {last})");
-        assert_eq!(fit.rounding_rejections, 0);
-        let pred = fit.posterior.predict_details(&xte).unwrap();
+        assert_eq!(fit.fit_report().unwrap().rounding_rejections, 0);
+        let pred = fit.posterior().unwrap().predict_details(&xte).unwrap();
+        // the model's own predictive is the posterior's
+        let p1: Vec<f64> = fit.predict(&xte).unwrap().probabilities().chunks(2).map(|p| p[1]).collect();
+        assert_eq!(p1, pred.prob);
         assert!(pred.prob.iter().all(|p| *p > 0.0 && *p < 1.0));
         info.push(information(&pred.prob, &y[ntr..]));
     }
@@ -626,7 +629,7 @@ fn skewgp0_agrees_with_full_ep_at_the_same_hyperparameters() {
     let mut sites = EpSites::zeros(n);
     run_ep(&fitc, &ypm, &mut sites, 0.5, 1e-10, 2000).unwrap();
     let q = WhitenedPosterior::from_sites(&fitc, &sites.nu, &sites.mu).unwrap();
-    let ep_p = ep.predict_proba(&xg, &q).unwrap();
+    let ep_p = ep.predict_proba_with(&xg, &q).unwrap();
     for (i, (a, b)) in exact.iter().zip(&ep_p).enumerate() {
         assert!((a - b).abs() < 0.03, "x = {}: SkewGP0 {a} vs EP {b}", grid[i]);
     }
@@ -683,19 +686,19 @@ fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
     let config = quick_config(0).with_epochs(12).with_lr(0.1).with_validation_fraction(0.25).with_validate_every(3);
     // a deliberately poor start (long lengthscale, small variance), so the held-out score moves
     let model = config.init(Rbf::new(&[4.0], 0.2, &dev).unwrap(), &xt).unwrap();
-    let fit = model.fit(&xt, &labels(&y), &config).unwrap();
-    let scored: Vec<(usize, f64)> = fit
-        .history
+    let (fit, history) = model.fit(&xt, &labels(&y), &config).unwrap();
+    let scored: Vec<(usize, f64)> = history
         .records
         .iter()
         .filter_map(|r| r.metrics.iter().find(|(k, _)| k == "held-out NLL").map(|(_, v)| (r.epoch, *v)))
         .collect();
     assert_eq!(scored.iter().map(|s| s.0).collect::<Vec<_>>(), vec![3, 6, 9, 12]);
     let best = scored.iter().copied().fold((0, f64::INFINITY), |a, b| if b.1 < a.1 { b } else { a });
-    assert_eq!(fit.selected, Some(best), "kept {:?}, scores {scored:?}", fit.selected);
+    let selected = fit.fit_report().unwrap().selected;
+    assert_eq!(selected, Some(best), "kept {selected:?}, scores {scored:?}");
     assert!(scored.iter().any(|s| (s.1 - best.1).abs() > 1e-3), "held-out score never moved: {scored:?}");
     // the posterior uses every row
-    assert_eq!(fit.posterior.gamma_tilde().len(), 80);
+    assert_eq!(fit.posterior().unwrap().gamma_tilde().len(), 80);
     for bad in [1.0, -0.1, 0.99] {
         let cfg = quick_config(0).with_validation_fraction(bad);
         let m = cfg.init(Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xt).unwrap();
@@ -729,8 +732,8 @@ fn sampled_hold_out_scores_agree_with_the_exact_ones() {
     let sampled = exact.clone().with_validation_samples(4000);
     let scores = |config: &SkewGpConfig| -> Vec<f64> {
         let model = config.init(Rbf::new(&[4.0], 0.2, &dev).unwrap(), &xt).unwrap();
-        let fit = model.fit(&xt, &labels(&y), config).unwrap();
-        fit.history
+        let (_, history) = model.fit(&xt, &labels(&y), config).unwrap();
+        history
             .records
             .iter()
             .filter_map(|r| r.metrics.iter().find(|(k, _)| k == "held-out NLL").map(|(_, v)| *v))
@@ -755,8 +758,8 @@ fn spsa_option_trains_too() {
     let xt = t2(x, 60, 1, &dev);
     let config = quick_config(0).with_optimizer(SkewOptimizer::Spsa).with_epochs(30).with_spsa_a(0.2);
     let model = config.init(Rbf::new(&[2.0], 0.3, &dev).unwrap(), &xt).unwrap();
-    let fit = model.fit(&xt, &labels(&y), &config).unwrap();
-    let r = &fit.history.records;
+    let (_, history) = model.fit(&xt, &labels(&y), &config).unwrap();
+    let r = &history.records;
     let head = r[..5].iter().map(|e| e.objective).sum::<f64>() / 5.0;
     let tail = r[r.len() - 5..].iter().map(|e| e.objective).sum::<f64>() / 5.0;
     assert!(tail < head, "SPSA: {head} → {tail}");

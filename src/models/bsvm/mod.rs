@@ -8,20 +8,25 @@
 //! autodiff + Adam on minibatches like any SVGP. The binary Bayesian SVM uses [`BinaryHinge`], and
 //! [`OneVsRestBsvm`] combines C of them (the paper's competitor).
 //!
-//! ```no_run
+//! ```
 //! use burn::module::Module;
 //! use burn_gp::prelude::*;
 //! # fn main() -> burn_gp::Result<()> {
-//! let (n, d) = (400, 2);
+//! let (n, d) = (60, 2);
 //! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
 //! let labels: Vec<usize> = x.chunks(d).map(|r| usize::from(r[0] > 0.0) + usize::from(r[1] > 1.0)).collect();
 //! let device = default_device()?;
 //! let train = device.clone().autodiff();
-//! let model = BayesianSvmConfig::tabular(3).with_num_inducing(16).init(&x, &labels, d, &train)?;
-//! let (model, _history) = model.fit(&matrix(x.clone(), n, d, &train)?, &labels, &TrainConfig::default())?;
-//! let pred = model.valid().predict(matrix(x, n, d, &device)?)?; // ClassPredictive
+//! let model = BayesianSvmConfig::tabular(3).with_num_inducing(8).init(&x, &labels, d, &train)?;
+//! let config = TrainConfig::new().with_epochs(3).with_batch_size(20).with_progress(false);
+//! let (model, _history) = model.fit(&matrix(x.clone(), n, d, &train)?, &labels, &config)?;
+//! let (model, xs) = (model.valid(), matrix(x, n, d, &device)?);
+//! let pred = model.predict(xs.clone())?; // ClassPredictive
 //! let (accuracy, uncertainty) = (pred.accuracy(&labels)?, pred.variation_ratio(100, 0));
 //! # let _ = (accuracy, uncertainty);
+//! let path = std::env::temp_dir().join("burn-gp-doc-bsvm.bgp");
+//! model.save(&path)?;
+//! assert_eq!(BayesianSvm::<Rbf>::load(&path, &device)?.predict(xs)?.probabilities(), pred.probabilities());
 //! # Ok(())
 //! # }
 //! ```

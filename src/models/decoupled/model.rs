@@ -256,9 +256,9 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
         self.predict_f(x).map(|(m, v)| self.likelihood.predict_mean_and_var(m, v))
     }
 
-    /// `log p(yᵢ | data)` per test point `[n]`.
-    pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
-        self.predict_f(x).map(|(m, v)| self.likelihood.predict_log_density(m, v, y))
+    /// `log p(yᵢ | data)` per test point `[n]`, on the host.
+    pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Vec<f64>> {
+        self.predict_f(x).map(|(m, v)| crate::tensors::to_vec(self.likelihood.predict_log_density(m, v, y)))
     }
 
     /// The expected log-likelihood of a batch, scaled by `N/|B|` `[1]`.

@@ -9,20 +9,25 @@
 //! the energy with respect to every parameter, including those of deterministic layers
 //! ([`MomentLinear`]) placed before or between GP layers.
 //!
-//! ```no_run
+//! ```
 //! use burn::module::Module;
 //! use burn_gp::prelude::*;
 //! # fn main() -> burn_gp::Result<()> {
-//! let (n, d) = (400, 2);
+//! let (n, d) = (60, 2);
 //! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
 //! let y: Vec<f64> = x.chunks(d).map(|r| (r[0] * r[1]).sin()).collect();
 //! let device = default_device()?;
 //! let train = device.clone().autodiff();
-//! let model = DeepGpConfig::new(d).with_num_inducing(20).init(&x, &y, n, d, &train)?; // 2 layers
+//! let model = DeepGpConfig::new(d).with_num_inducing(8).init(&x, &y, n, d, &train)?; // 2 layers
 //! let (xt, yt) = (matrix(x.clone(), n, d, &train)?, matrix(y.clone(), n, 1, &train)?);
-//! let (model, _history) = model.fit(&xt, &yt, &TrainConfig::new().with_batch_size(50).with_lr(5e-3))?;
-//! let pred = model.valid().predict(matrix(x, n, d, &device)?)?; // GaussianPredictive
+//! let config = TrainConfig::new().with_epochs(3).with_batch_size(20).with_lr(5e-3).with_progress(false);
+//! let (model, _history) = model.fit(&xt, &yt, &config)?;
+//! let (model, xs) = (model.valid(), matrix(x, n, d, &device)?);
+//! let pred = model.predict(xs.clone())?; // GaussianPredictive
 //! println!("mean log density {:.3}", pred.mean_log_density(&y)?);
+//! let path = std::env::temp_dir().join("burn-gp-doc-deep-gp.bgp");
+//! model.save(&path)?;
+//! assert_eq!(DeepGp::load(&path, &device)?.predict(xs)?, pred);
 //! # Ok(())
 //! # }
 //! ```

@@ -159,11 +159,11 @@ impl DeepGp {
         })
     }
 
-    /// `log p(y_i | x_i, data)` under the Gaussian predictive, per row `[n]`.
-    pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Tensor<1>> {
+    /// `log p(y_i | x_i, data)` under the Gaussian predictive, per row `[n]`, on the host.
+    pub fn predict_log_density(&self, x: Tensor<2>, y: Tensor<2>) -> Result<Vec<f64>> {
         let n = x.dims()[0];
         check_targets("DeepGp::predict_log_density", &y, n, self.output_dim())?;
         let (m, v) = self.predict_moments(x)?;
-        Ok(gaussian_log_density(y, m, v))
+        Ok(crate::tensors::to_vec(gaussian_log_density(y, m, v)))
     }
 }

@@ -1,7 +1,13 @@
-//! [`EpConfig`]: the three training schedules of the EP classifier and their defaults (the paper's §4.1,
-//! §4.5 and appendices A.4, A.6; sources in `docs/papers/001-ep-classification.md`, section "Defaults").
+//! The EP classifier's configs: [`EpGpClassifierConfig`] builds the model, [`EpConfig`] holds the
+//! three training schedules and their defaults (the paper's §4.1, §4.5 and appendices A.4, A.6;
+//! sources in `docs/papers/001-ep-classification.md`, section "Defaults").
 use burn::config::Config;
+use burn::tensor::Device;
 
+use super::model::EpGpClassifier;
+use crate::error::Result as GpResult;
+use crate::inducing::InducingPoints;
+use crate::kernels::Kernel;
 use crate::train::CheckpointConfig;
 
 /// How sites and hyperparameters are interleaved.
@@ -101,5 +107,25 @@ impl EpConfig {
             EpMode::Minibatch => 0.99,
             EpMode::Inner | EpMode::Outer => 0.5,
         })
+    }
+}
+
+/// Settings of an [`EpGpClassifier`] (a Burn [`Config`](burn::config::Config)); its training settings are
+/// [`EpConfig`].
+#[derive(Config, Debug)]
+pub struct EpGpClassifierConfig {
+    /// Initial additive noise σ0² (> 0), trained with the kernel.
+    #[config(default = 1e-3)]
+    pub noise: f64,
+    /// Extra jitter on the diagonal of `K_uu` (≥ 0).
+    #[config(default = 1e-8)]
+    pub jitter: f64,
+}
+
+impl EpGpClassifierConfig {
+    /// The classifier with `kernel` and inducing inputs `inducing` (see [`InducingPoints`]); invalid settings are
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument).
+    pub fn init<K: Kernel>(&self, kernel: K, inducing: InducingPoints, device: &Device) -> GpResult<EpGpClassifier<K>> {
+        EpGpClassifier::new(kernel, inducing, self.noise, self.jitter, device)
     }
 }

@@ -9,20 +9,25 @@
 //! `docs/papers/001-ep-classification.md`, section "Surrogate objective"), whose gradient equals the
 //! paper's eq. 4 (eq. 6 on minibatches).
 //!
-//! ```no_run
+//! ```
 //! use burn::module::Module;
 //! use burn_gp::prelude::*;
 //! # fn main() -> burn_gp::Result<()> {
-//! let (n, d) = (400, 2);
+//! let (n, d) = (60, 2);
 //! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
 //! let labels: Vec<usize> = x.chunks(d).map(|r| usize::from(r[0] * r[1] > 0.0)).collect(); // classes 0, 1
 //! let train = default_device()?.autodiff();
-//! let inducing = burn_gp::inducing::InducingPoints::new(&x[..20 * d], 20, d, &train)?;
-//! let model = EpGpClassifier::new(Rbf::ard(d, 1.0, 1.0, &train)?, inducing, 1e-3, 1e-8, &train)?;
+//! let inducing = burn_gp::inducing::InducingPoints::new(&x[..10 * d], 10, d, &train)?;
+//! let model = EpGpClassifierConfig::new().init(Rbf::ard(d, 1.0, 1.0, &train)?, inducing, &train)?;
 //! let xt = matrix(x, n, d, &train)?;
-//! let fit = model.fit(&xt, &labels, &EpConfig::new())?; // sites, q(u), hyperparameters
-//! let pred = fit.predict(&xt)?; // ClassPredictive with exact probit probabilities
+//! let config = EpConfig::new().with_iterations(5).with_progress(false); // the paper: 250
+//! let (model, _history) = model.fit(&xt, &labels, &config)?; // sites, q(u), hyperparameters
+//! let pred = model.predict(&xt)?; // ClassPredictive with exact probit probabilities
 //! println!("accuracy {:.3}, NLL {:.3}", pred.accuracy(&labels)?, pred.nll(&labels)?);
+//! let path = std::env::temp_dir().join("burn-gp-doc-ep.bgp");
+//! model.save(&path)?; // burn_gp::saved::SavedModel: parameters, sites and q(u)
+//! let back = EpGpClassifier::<Rbf>::load(&path, &train)?;
+//! assert_eq!(back.predict_proba(&xt)?, model.predict_proba(&xt)?);
 //! # Ok(())
 //! # }
 //! ```
@@ -37,7 +42,7 @@ mod site;
 mod state;
 mod train;
 
-pub use config::{EpConfig, EpMode};
+pub use config::{EpConfig, EpGpClassifierConfig, EpMode};
 pub use frozen::frozen_posterior;
 pub use model::{EpGpClassifier, FrozenPosterior};
 pub use posterior::{
@@ -47,5 +52,5 @@ pub use reducer::{BurnCollective, HostReducer, ShardReducer};
 pub use shards::Shards;
 pub use site::{log_site_scale, mills_and_gap, site_from_tilted, tilted, Tilted};
 pub use state::{EpState, SiteSums, Snapshot};
+pub use train::minibatch_update;
 pub(crate) use train::Backoff;
-pub use train::{minibatch_update, EpFit};

@@ -6,6 +6,7 @@ use burn::tensor::{Device, Tensor, TensorData};
 use faer::{Mat, MatRef, Par};
 
 use super::posterior::{Fitc, WhitenedPosterior};
+use super::state::EpState;
 use crate::error::{check_positive, Error, Result};
 use crate::inducing::InducingPoints;
 use crate::kernels::Kernel;
@@ -17,8 +18,9 @@ use crate::special::tensor::log_ndtr;
 use crate::tensors::to_vec;
 
 /// A sparse EP GP classifier: latent `f ~ GP(0, k + σ0²δ)`, `p(y = ±1 | f) = Φ(y f)`, inducing
-/// inputs `Z`. The model holds the trainable pieces (kernel, `Z`, `log σ0²`); the EP sites live in
-/// [`super::EpSites`], owned by the trainer.
+/// inputs `Z`. Built by [`EpGpClassifierConfig::init`]; the model holds the trainable pieces
+/// (kernel, `Z`, `log σ0²`) and, once [`fit`](Self::fit) has run, its EP sites and `q(u)`, so
+/// [`predict`](Self::predict) answers from the trained posterior (before `fit`: from the prior).
 ///
 /// The additive noise σ0² (the paper's "additive noise parameter") is added to the diagonal of
 /// `K_uu` and to the prior variances `k_ii`, `k_**`, never to cross-covariances; `jitter` is added
@@ -33,6 +35,20 @@ pub struct EpGpClassifier<K: Module> {
     pub log_noise: Param<Tensor<1>>,
     /// Extra jitter on the diagonal of `K_uu`.
     pub jitter: f64,
+    /// The EP state and `q(u)` of the last fit (not a Burn parameter: kept by [`SavedModel`](crate::saved::SavedModel)).
+    #[module(skip)]
+    pub(crate) fitted: Option<EpFitted>,
+}
+
+/// What a fit leaves in an [`EpGpClassifier`] beside its parameters.
+#[derive(Clone, Debug)]
+pub(crate) struct EpFitted {
+    /// Sites (and, in minibatch mode, stored directions and sums).
+    pub(crate) state: EpState,
+    /// `q(u)` at the final hyperparameters.
+    pub(crate) posterior: WhitenedPosterior,
+    /// `log Z_q` on the training data at the end (batch modes).
+    pub(crate) log_marginal_likelihood: Option<f64>,
 }
 
 /// The detached quantities of `q` and of the sites that the surrogate objective takes as constants
@@ -67,7 +83,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         check_positive("noise", noise)?; // σ0²
         crate::error::check_non_negative("jitter", jitter)?;
         let log_noise = Tensor::<1>::from_data(TensorData::new(vec![noise.ln()], [1]), device);
-        Ok(Self { kernel, inducing, log_noise: Param::from_tensor(log_noise), jitter })
+        Ok(Self { kernel, inducing, log_noise: Param::from_tensor(log_noise), jitter, fitted: None })
     }
     /// Number of inducing points m.
     pub fn num_inducing(&self) -> usize {
@@ -214,11 +230,12 @@ impl<K: Kernel> EpGpClassifier<K> {
 
     /// Latent predictive mean `m*` and variance `s*` (σ0² included) at the rows of `x` under the
     /// posterior `q` (paper eqs. 36–37, in the stable form of `docs/papers/001-ep-classification.md`,
-    /// section "Whitened form"): `m* = ψ*ᵀL_B⁻ᵀβ`, `s* = k** − ‖ψ*‖² + ‖L_B⁻¹ψ*‖²`.
+    /// section "Whitened form"): `m* = ψ*ᵀL_B⁻ᵀβ`, `s* = k** − ‖ψ*‖² + ‖L_B⁻¹ψ*‖²`. The model's own
+    /// posterior: [`Self::predict_f`].
     ///
     /// The rows go through in chunks whose `[m, rows]` host matrices hold at most 2²² cells, so
     /// memory is bounded by the chunk, not by the number of rows.
-    pub fn predict_latent(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<(Vec<f64>, Vec<f64>)> {
+    pub fn predict_latent_with(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<(Vec<f64>, Vec<f64>)> {
         let n = check_inputs("EpGpClassifier::predict_latent", x, Some(self.input_dim()))?;
         // without autodiff: with the trained (autodiff) model every chunk's kernel matrices were
         // recorded for a backward pass that never comes, and kept (measured: 43 MB more resident
@@ -239,7 +256,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         Ok((mean, var))
     }
 
-    /// [`Self::predict_latent`] of the rows of `x` in one piece.
+    /// [`Self::predict_latent_with`] of the rows of `x` in one piece.
     fn latent_of_rows(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<(Vec<f64>, Vec<f64>)> {
         let fitc = self.fitc(x)?;
         if q.beta.len() != fitc.num_inducing() {
@@ -260,16 +277,90 @@ impl<K: Kernel> EpGpClassifier<K> {
         Ok((mean, var))
     }
 
-    /// `p(class 1 | x) = Φ(m*/√(1 + s*))` at the rows of `x`.
-    pub fn predict_proba(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<Vec<f64>> {
-        let (m, v) = self.predict_latent(x, q)?;
+    /// `p(class 1 | x) = Φ(m*/√(1 + s*))` at the rows of `x` under the posterior `q`.
+    pub fn predict_proba_with(&self, x: &Tensor<2>, q: &WhitenedPosterior) -> Result<Vec<f64>> {
+        let (m, v) = self.predict_latent_with(x, q)?;
         Ok(crate::models::probit_probabilities(&m, &v))
     }
 
-    /// `log p(y_i | x_i)` for class labels in `{0, 1}`, by the stable log-CDF.
-    pub fn predict_log_density(&self, x: &Tensor<2>, labels: &[usize], q: &WhitenedPosterior) -> Result<Vec<f64>> {
-        let (m, v) = self.predict_latent(x, q)?;
+    /// `log p(y_i | x_i)` for class labels in `{0, 1}` under the posterior `q`, by the stable
+    /// log-CDF.
+    pub fn predict_log_density_with(&self, x: &Tensor<2>, labels: &[usize], q: &WhitenedPosterior) -> Result<Vec<f64>> {
+        let (m, v) = self.predict_latent_with(x, q)?;
         let y = crate::data::binary_signs("EpGpClassifier::predict_log_density", labels, m.len())?;
         Ok(m.iter().zip(&v).zip(y).map(|((m, v), y)| log_ndtr_scalar(y * m / (1.0 + v).sqrt())).collect())
+    }
+}
+
+impl<K: Kernel> EpGpClassifier<K> {
+    /// `q(u)` of the last [`fit`](Self::fit) (`None` before one).
+    pub fn posterior(&self) -> Option<&WhitenedPosterior> {
+        self.fitted.as_ref().map(|f| &f.posterior)
+    }
+    /// The EP sites of the last fit (with minibatch mode's stored directions), and the count of
+    /// skipped site updates (`None` before a fit).
+    pub fn ep_state(&self) -> Option<&EpState> {
+        self.fitted.as_ref().map(|f| &f.state)
+    }
+    /// `log Z_q` on the training data at the end of the last fit (batch modes; `None` in minibatch
+    /// mode, where only minibatch estimates exist during training, and before a fit).
+    pub fn log_marginal_likelihood(&self) -> Option<f64> {
+        self.fitted.as_ref().and_then(|f| f.log_marginal_likelihood)
+    }
+    /// The model conditioned on EP `sites` of the rows of `x` `[n, d]` with class labels in
+    /// `{0, 1}` (sites found outside [`fit`](Self::fit), e.g. by [`super::run_ep`] at fixed
+    /// hyperparameters): `q(u)` and `log Z_q` from the sites along the current directions
+    /// (O(nm²)).
+    pub fn with_sites(self, x: &Tensor<2>, labels: &[usize], sites: super::EpSites) -> Result<Self> {
+        let n = check_inputs("EpGpClassifier::with_sites", x, Some(self.input_dim()))?;
+        let y = crate::data::binary_signs("EpGpClassifier::with_sites", labels, n)?;
+        if sites.nu.len() != n || sites.mu.len() != n {
+            return Err(Error::shape("EpGpClassifier::with_sites: sites vs rows", n, sites.nu.len()));
+        }
+        let fitc = self.fitc(x)?;
+        let posterior = WhitenedPosterior::from_sites(&fitc, &sites.nu, &sites.mu)?;
+        let log_z = super::log_z_q(&fitc, &y, &sites)?;
+        let mut state = EpState::new(n, self.num_inducing(), false);
+        state.sites = sites;
+        Ok(self.with_fitted(state, posterior, Some(log_z)))
+    }
+    /// The model with EP state `state` and its posterior `posterior` (what a fit leaves).
+    pub(crate) fn with_fitted(
+        mut self,
+        state: EpState,
+        posterior: WhitenedPosterior,
+        log_marginal_likelihood: Option<f64>,
+    ) -> Self {
+        self.fitted = Some(EpFitted { state, posterior, log_marginal_likelihood });
+        self
+    }
+    /// The trained posterior, or the prior before a fit.
+    fn posterior_or_prior(&self) -> Result<std::borrow::Cow<'_, WhitenedPosterior>> {
+        match self.posterior() {
+            Some(q) => Ok(std::borrow::Cow::Borrowed(q)),
+            None => Ok(std::borrow::Cow::Owned(WhitenedPosterior::prior(self.num_inducing())?)),
+        }
+    }
+    /// Latent predictive means and variances (σ0² included) at the rows of `x` `[n*, d]`, each
+    /// `[n*, 1]` on `x`'s device, under the model's posterior (the prior before a fit).
+    pub fn predict_f(&self, x: &Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        let (m, v) = self.predict_latent_with(x, &*self.posterior_or_prior()?)?;
+        let n = m.len();
+        let device = x.device();
+        Ok((crate::tensors::matrix(m, n, 1, &device)?, crate::tensors::matrix(v, n, 1, &device)?))
+    }
+    /// The predictive at the rows of `x`: latent marginals, exact probit class probabilities,
+    /// decisions and their metrics (see [`ClassPredictive::probit`](crate::models::ClassPredictive::probit)).
+    pub fn predict(&self, x: &Tensor<2>) -> Result<crate::models::ClassPredictive> {
+        let (m, v) = self.predict_latent_with(x, &*self.posterior_or_prior()?)?;
+        crate::models::ClassPredictive::probit(&m, &v)
+    }
+    /// `p(class 1 | x)` at the rows of `x`.
+    pub fn predict_proba(&self, x: &Tensor<2>) -> Result<Vec<f64>> {
+        self.predict_proba_with(x, &*self.posterior_or_prior()?)
+    }
+    /// `log p(y_i | x_i)` for class labels in `{0, 1}`.
+    pub fn predict_log_density(&self, x: &Tensor<2>, labels: &[usize]) -> Result<Vec<f64>> {
+        self.predict_log_density_with(x, labels, &*self.posterior_or_prior()?)
     }
 }

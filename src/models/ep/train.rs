@@ -3,7 +3,6 @@
 //! section "Training schedules"), in the three modes of [`EpMode`].
 use std::cell::{Cell, RefCell};
 
-use burn::module::Module;
 use burn::optim::GradientsParams;
 use burn::tensor::Tensor;
 use faer::{Accum, Mat, Par};
@@ -18,7 +17,7 @@ use super::state::EpState;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::linalg::host::{matmul_into, solve_upper_in_place};
-use crate::models::{select_rows, ClassPredictive};
+use crate::models::select_rows;
 use crate::optim::{Adadelta, SignAdaptive};
 use crate::train::{f64_bytes, fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex};
 
@@ -55,22 +54,6 @@ impl Backoff {
         self.lr_scale.set(v[1]);
         Ok(())
     }
-}
-
-/// A trained classifier with its EP state and the posterior at its final hyperparameters.
-#[derive(Debug)]
-pub struct EpFit<K: Module> {
-    /// The trained model.
-    pub model: EpGpClassifier<K>,
-    /// Sites (and, in minibatch mode, stored directions).
-    pub state: EpState,
-    /// `q(u)` at the final hyperparameters.
-    pub posterior: WhitenedPosterior,
-    /// Per-iteration (batch modes) or per-epoch (minibatch) objective, times and metrics.
-    pub history: History,
-    /// `log Z_q` on the training data at the end (batch modes; `None` in minibatch mode, where only
-    /// minibatch estimates exist during training).
-    pub log_marginal_likelihood: Option<f64>,
 }
 
 /// Cavities of sites `idx` along the directions `p` was projected on.
@@ -150,9 +133,11 @@ pub fn minibatch_update(
 
 impl<K: Kernel> EpGpClassifier<K> {
     /// Trains on the rows of `x` `[n, d]` (an autodiff device) with class labels `labels` in
-    /// `{0, 1}` by `config` (class 1 is the positive class of the probit likelihood); see
-    /// [`fit_evaluated`](Self::fit_evaluated).
-    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<EpFit<K>> {
+    /// `{0, 1}` by `config` (class 1 is the positive class of the probit likelihood): the trained
+    /// model, holding its EP sites and `q(u)` ([`posterior`](Self::posterior),
+    /// [`log_marginal_likelihood`](Self::log_marginal_likelihood)), and the per-iteration (batch
+    /// modes) or per-epoch (minibatch) [`History`]; see [`fit_evaluated`](Self::fit_evaluated).
+    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<(Self, History)> {
         self.fit_evaluated(x, labels, config, |_, _, _| Ok(Vec::new()))
     }
 
@@ -173,7 +158,13 @@ impl<K: Kernel> EpGpClassifier<K> {
     /// last; a resumed run ends bit for bit where the uninterrupted run ends. A checkpoint of
     /// another run (data size, mode, batch size, iterations or epochs, seed, inducing points) is
     /// [`Error::InvalidArgument`], a damaged one [`Error::BadFormat`].
-    pub fn fit_evaluated<E>(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig, evaluate: E) -> Result<EpFit<K>>
+    pub fn fit_evaluated<E>(
+        self,
+        x: &Tensor<2>,
+        labels: &[usize],
+        config: &EpConfig,
+        evaluate: E,
+    ) -> Result<(Self, History)>
     where
         E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
     {
@@ -190,7 +181,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         config: &EpConfig,
         reducer: &dyn ShardReducer,
         mut evaluate: E,
-    ) -> Result<EpFit<K>>
+    ) -> Result<(Self, History)>
     where
         E: FnMut(&EpGpClassifier<K>, &WhitenedPosterior, usize) -> Result<Vec<(String, f64)>>,
     {
@@ -335,27 +326,6 @@ impl<K: Kernel> EpGpClassifier<K> {
         let state = state.into_inner();
         let posterior = state.posterior(&model, x)?;
         let log_marginal_likelihood = if minibatch { None } else { last_log_z.get() };
-        Ok(EpFit { model, state, posterior, history, log_marginal_likelihood })
-    }
-}
-
-impl<K: Kernel> EpFit<K> {
-    /// The predictive at the rows of `x`: latent marginals, exact probit class probabilities,
-    /// decisions and their metrics (see [`ClassPredictive::probit`]).
-    pub fn predict(&self, x: &Tensor<2>) -> Result<ClassPredictive> {
-        let (m, v) = self.predict_latent(x)?;
-        ClassPredictive::probit(&m, &v)
-    }
-    /// `p(class 1 | x)` at the rows of `x`.
-    pub fn predict_proba(&self, x: &Tensor<2>) -> Result<Vec<f64>> {
-        self.model.predict_proba(x, &self.posterior)
-    }
-    /// Latent predictive mean and variance at the rows of `x`.
-    pub fn predict_latent(&self, x: &Tensor<2>) -> Result<(Vec<f64>, Vec<f64>)> {
-        self.model.predict_latent(x, &self.posterior)
-    }
-    /// `log p(y_i | x_i)` for class labels in `{0, 1}`.
-    pub fn predict_log_density(&self, x: &Tensor<2>, labels: &[usize]) -> Result<Vec<f64>> {
-        self.model.predict_log_density(x, labels, &self.posterior)
+        Ok((model.with_fitted(state, posterior, log_marginal_likelihood), history))
     }
 }

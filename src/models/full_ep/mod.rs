@@ -4,19 +4,24 @@
 //! the "GP-EP" baseline the skew GP paper compares against (`docs/papers/000-skew-gp.md`, section
 //! "GP-EP baseline"); the sparse EP classifier of paper 001 is [`crate::models::ep`].
 //!
-//! ```no_run
-//! use burn_gp::models::full_ep::FullEpClassifier;
+//! ```
+//! use burn_gp::models::full_ep::{FullEpClassifier, FullEpClassifierConfig};
 //! use burn_gp::prelude::*;
 //! # fn main() -> burn_gp::Result<()> {
-//! let (n, d) = (200, 2);
+//! let (n, d) = (40, 2);
 //! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
 //! let labels: Vec<usize> = x.chunks(d).map(|r| usize::from(r[0] * r[1] > 0.0)).collect(); // classes 0, 1
 //! let train = default_device()?.autodiff();
-//! let model = FullEpClassifier::new(Rbf::new(&[1.0], 1.0, &train)?, 1e-6)?;
+//! let model = FullEpClassifierConfig::new().init(Rbf::new(&[1.0], 1.0, &train)?)?;
 //! let xt = matrix(x, n, d, &train)?;
-//! let fit = model.fit(&xt, &labels, &EpConfig::new().with_iterations(50))?; // sites and kernel
-//! let pred = fit.predict(&xt)?; // ClassPredictive with exact probit probabilities
-//! println!("accuracy {:.3}, log Z_EP {:.2}", pred.accuracy(&labels)?, fit.log_marginal_likelihood);
+//! let config = EpConfig::new().with_iterations(5).with_progress(false);
+//! let (model, _history) = model.fit(&xt, &labels, &config)?; // sites and kernel
+//! let pred = model.predict(&xt)?; // ClassPredictive with exact probit probabilities
+//! println!("accuracy {:.3}, log Z_EP {:?}", pred.accuracy(&labels)?, model.log_marginal_likelihood());
+//! let path = std::env::temp_dir().join("burn-gp-doc-full-ep.bgp");
+//! model.save(&path)?; // burn_gp::saved::SavedModel: kernel, training inputs and sites
+//! let back = FullEpClassifier::<Rbf>::load(&path, &train)?;
+//! assert_eq!(back.predict_proba(&xt)?, model.predict_proba(&xt)?);
 //! # Ok(())
 //! # }
 //! ```
@@ -24,6 +29,6 @@ mod model;
 mod posterior;
 mod train;
 
-pub use model::FullEpClassifier;
+pub use model::{FullEpClassifier, FullEpClassifierConfig};
 pub use posterior::FullEpPosterior;
-pub use train::{full_ep_pass, FullEpFit};
+pub use train::full_ep_pass;

@@ -6,28 +6,67 @@ use burn::tensor::{Tensor, TensorData};
 use faer::MatRef;
 
 use super::posterior::FullEpPosterior;
-use crate::error::Result;
+use crate::error::Result as GpResult;
 use crate::kernels::Kernel;
 use crate::models::ep::EpSites;
 use crate::tensors::to_vec;
 
 /// A full-EP GP classifier: latent `f ~ GP(0, k)` with `jitter` added to the training covariance
-/// `K`, `p(y = ±1 | f) = Φ(y f)`. The model holds the trainable kernel; the sites and the
-/// training inputs live in the fit ([`super::FullEpFit`]). Every step costs `O(n³)`: for
-/// thousands of points use [`crate::models::EpGpClassifier`] with inducing points instead.
+/// `K`, `p(y = ±1 | f) = Φ(y f)`, built by [`FullEpClassifierConfig::init`]. The model holds the
+/// trainable kernel and, once [`fit`](Self::fit) has run, its training inputs, sites and posterior.
+/// Every step costs `O(n³)`: for thousands of points use [`crate::models::EpGpClassifier`] with
+/// inducing points instead.
 #[derive(Module, Debug)]
 pub struct FullEpClassifier<K: Module> {
     /// The covariance function `k`.
     pub kernel: K,
     /// Added to the diagonal of the training covariance `K`.
     pub jitter: f64,
+    /// The training inputs, sites and posterior of the last fit (not a Burn parameter: kept by
+    /// [`SavedModel`](crate::saved::SavedModel)).
+    #[module(skip)]
+    pub(crate) fitted: Option<FullEpFitted>,
+}
+
+/// What a fit leaves in a [`FullEpClassifier`] beside its kernel.
+#[derive(Clone, Debug)]
+pub(crate) struct FullEpFitted {
+    /// Training inputs `[n, d]`, row-major.
+    pub(crate) x: Vec<f64>,
+    /// Input columns `d`.
+    pub(crate) d: usize,
+    /// One site per training point.
+    pub(crate) sites: EpSites,
+    /// Site updates skipped over the run because the cavity was improper.
+    pub(crate) skipped: usize,
+    /// `q(f)` at the final kernel.
+    pub(crate) posterior: FullEpPosterior,
+    /// `log Z_EP` at the final kernel and sites.
+    pub(crate) log_marginal_likelihood: f64,
+}
+
+/// Settings of a [`FullEpClassifier`] (a Burn [`Config`](burn::config::Config)); its training
+/// settings are [`EpConfig`](crate::models::EpConfig).
+#[derive(burn::config::Config, Debug)]
+pub struct FullEpClassifierConfig {
+    /// Added to the diagonal of the training covariance `K` (≥ 0).
+    #[config(default = 1e-6)]
+    pub jitter: f64,
+}
+
+impl FullEpClassifierConfig {
+    /// The classifier with `kernel`; a negative or non-finite jitter is
+    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument).
+    pub fn init<K: Kernel>(&self, kernel: K) -> GpResult<FullEpClassifier<K>> {
+        FullEpClassifier::new(kernel, self.jitter)
+    }
 }
 
 impl<K: Kernel> FullEpClassifier<K> {
     /// A classifier from a kernel and the jitter on the training covariance (≥ 0, finite).
-    pub fn new(kernel: K, jitter: f64) -> Result<Self> {
+    pub fn new(kernel: K, jitter: f64) -> GpResult<Self> {
         crate::error::check_non_negative("jitter", jitter)?;
-        Ok(Self { kernel, jitter })
+        Ok(Self { kernel, jitter, fitted: None })
     }
 
     /// `K = k(x, x) + jitter·I` `[n, n]` (differentiable in the kernel's parameters).
@@ -39,7 +78,7 @@ impl<K: Kernel> FullEpClassifier<K> {
     /// The objective whose gradient is `∂log Z_EP/∂θ` with `sites` held fixed on the rows of `x`
     /// (R&W eq. 5.27): `½ Σ_ij G_ij K_ij(θ)` with `G = bbᵀ − S^½B⁻¹S^½` of the posterior at the
     /// current `K` held constant (its value is not `log Z_EP`).
-    pub fn fixed_site_objective(&self, x: &Tensor<2>, sites: &EpSites) -> Result<Tensor<1>> {
+    pub fn fixed_site_objective(&self, x: &Tensor<2>, sites: &EpSites) -> GpResult<Tensor<1>> {
         let k = self.training_covariance(x);
         let host = HostCovariance::of(&k);
         self.fixed_site_objective_at(k, host.view(), sites)
@@ -51,7 +90,7 @@ impl<K: Kernel> FullEpClassifier<K> {
         k: Tensor<2>,
         kv: MatRef<'_, f64>,
         sites: &EpSites,
-    ) -> Result<Tensor<1>> {
+    ) -> GpResult<Tensor<1>> {
         let n = kv.nrows();
         let g = FullEpPosterior::new(kv, sites)?.gradient_weights();
         let g = Tensor::<2>::from_data(TensorData::new(g, [n, n]), &k.device());

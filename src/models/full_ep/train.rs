@@ -3,12 +3,11 @@
 //! ([`EpMode::Inner`]: one pass per step; [`EpMode::Outer`]: EP to convergence before every step).
 use std::cell::RefCell;
 
-use burn::module::Module;
 use burn::optim::GradientsParams;
 use burn::tensor::Tensor;
 use faer::MatRef;
 
-use super::model::{FullEpClassifier, HostCovariance};
+use super::model::{FullEpClassifier, FullEpFitted, HostCovariance};
 use super::posterior::FullEpPosterior;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
@@ -20,26 +19,6 @@ use crate::train::{fit_loop_checkpointed, optimizer_bytes, BlobReader, History, 
 
 /// Retries of a step after a non-finite result, each with halved damping and step size.
 const MAX_BACKOFFS: usize = 6;
-
-/// A trained [`FullEpClassifier`] with its sites, training inputs and the posterior at its final
-/// kernel.
-#[derive(Debug)]
-pub struct FullEpFit<K: Module> {
-    /// The trained model.
-    pub model: FullEpClassifier<K>,
-    /// The training inputs `[n, d]` (the posterior predicts from them).
-    pub x: Tensor<2>,
-    /// One site per training point.
-    pub sites: EpSites,
-    /// Site updates skipped over the run because the cavity was improper.
-    pub skipped: usize,
-    /// `q(f)` at the final kernel.
-    pub posterior: FullEpPosterior,
-    /// Per-step objective `−log Z_EP / n` at the sites each step started from, and step times.
-    pub history: History,
-    /// `log Z_EP` at the final kernel and sites.
-    pub log_marginal_likelihood: f64,
-}
 
 /// The posterior of `sites` at `K`, `log Z_EP` and the cavities of its training marginals.
 fn energy(
@@ -84,7 +63,11 @@ impl<K: Kernel> FullEpClassifier<K> {
     /// With `config.checkpoint` set, `<dir>/FullEpClassifier.ckpt` holds the kernel, the
     /// optimiser's state, the sites, the step sizes and the history, and a resumed run ends bit for
     /// bit where the uninterrupted run ends.
-    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<FullEpFit<K>> {
+    ///
+    /// Returns the trained model, which holds its training inputs, sites and posterior (so
+    /// [`predict`](Self::predict) answers from them), and the per-step [`History`]
+    /// (objective `−log Z_EP / n` at the sites each step started from).
+    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<(Self, History)> {
         self.fit_evaluated(x, labels, config, |_, _| Ok(Vec::new()))
     }
 
@@ -96,7 +79,7 @@ impl<K: Kernel> FullEpClassifier<K> {
         labels: &[usize],
         config: &EpConfig,
         evaluate: E,
-    ) -> Result<FullEpFit<K>>
+    ) -> Result<(Self, History)>
     where
         E: FnMut(&FullEpClassifier<K>, usize) -> Result<Vec<(String, f64)>>,
     {
@@ -177,51 +160,93 @@ impl<K: Kernel> FullEpClassifier<K> {
         let sites = sites.into_inner();
         let k = model.training_covariance(x);
         let (posterior, log_marginal_likelihood, _) = energy(HostCovariance::of(&k).view(), y, &sites)?;
-        Ok(FullEpFit {
-            model,
-            x: x.clone().detach(),
+        let [_, d] = x.dims();
+        let fitted = FullEpFitted {
+            x: to_vec(x.clone().detach()),
+            d,
             sites,
             skipped: skipped.into_inner(),
             posterior,
-            history,
             log_marginal_likelihood,
-        })
+        };
+        Ok((FullEpClassifier { fitted: Some(fitted), ..model }, history))
     }
 }
 
-impl<K: Kernel> FullEpFit<K> {
-    /// A fit from its parts: the posterior is rebuilt from `sites` at the model's kernel on the
-    /// training inputs `x` (one `O(n³)` factorisation; how a saved fit is loaded).
-    pub fn from_sites(
-        model: FullEpClassifier<K>,
-        x: Tensor<2>,
-        sites: EpSites,
-        log_marginal_likelihood: f64,
-    ) -> Result<Self> {
-        check_inputs("FullEpFit::from_sites", &x, model.kernel.input_dim())?;
-        let posterior = FullEpPosterior::new(HostCovariance::of(&model.training_covariance(&x)).view(), &sites)?;
-        Ok(Self { model, x, sites, skipped: 0, posterior, history: History::default(), log_marginal_likelihood })
+impl<K: Kernel> FullEpClassifier<K> {
+    /// The model conditioned on `sites` at training inputs `x` `[n, d]`: the posterior is rebuilt
+    /// from the sites at the model's kernel (one `O(n³)` factorisation; how a saved model is
+    /// loaded). `log_marginal_likelihood` is recorded as given.
+    pub fn with_sites(self, x: &Tensor<2>, sites: EpSites, log_marginal_likelihood: f64) -> Result<Self> {
+        let n = check_inputs("FullEpClassifier::with_sites", x, self.kernel.input_dim())?;
+        if sites.nu.len() != n || sites.mu.len() != n {
+            return Err(Error::shape("FullEpClassifier::with_sites: sites vs rows", n, sites.nu.len()));
+        }
+        let posterior = FullEpPosterior::new(HostCovariance::of(&self.training_covariance(x)).view(), &sites)?;
+        let fitted = FullEpFitted {
+            x: to_vec(x.clone().detach()),
+            d: x.dims()[1],
+            sites,
+            skipped: 0,
+            posterior,
+            log_marginal_likelihood,
+        };
+        Ok(Self { fitted: Some(fitted), ..self })
     }
 
-    /// Latent predictive mean and variance at the rows of `x` (R&W Algorithm 3.6).
-    pub fn predict_latent(&self, x: &Tensor<2>) -> Result<(Vec<f64>, Vec<f64>)> {
-        let m = check_inputs("FullEpFit::predict_latent", x, Some(self.x.dims()[1]))?;
+    /// The training inputs `[n, d]` of the last fit on `device` (`None` before a fit).
+    pub fn training_inputs(&self, device: &burn::tensor::Device) -> Option<Result<Tensor<2>>> {
+        let f = self.fitted.as_ref()?;
+        Some(crate::tensors::matrix(f.x.clone(), f.x.len() / f.d.max(1), f.d, device))
+    }
+    /// The sites of the last fit (`None` before a fit).
+    pub fn sites(&self) -> Option<&EpSites> {
+        self.fitted.as_ref().map(|f| &f.sites)
+    }
+    /// Site updates skipped over the last fit because the cavity was improper.
+    pub fn skipped(&self) -> usize {
+        self.fitted.as_ref().map_or(0, |f| f.skipped)
+    }
+    /// `q(f)` at the final kernel of the last fit (`None` before a fit).
+    pub fn posterior(&self) -> Option<&FullEpPosterior> {
+        self.fitted.as_ref().map(|f| &f.posterior)
+    }
+    /// `log Z_EP` at the final kernel and sites of the last fit (`None` before a fit).
+    pub fn log_marginal_likelihood(&self) -> Option<f64> {
+        self.fitted.as_ref().map(|f| f.log_marginal_likelihood)
+    }
+    /// Latent predictive mean and variance at the rows of `x` on the host (R&W Algorithm 3.6);
+    /// before a fit, the prior's (0 and `k(x, x)`).
+    pub(crate) fn latent_marginals(&self, x: &Tensor<2>) -> Result<(Vec<f64>, Vec<f64>)> {
+        let m = check_inputs("FullEpClassifier::predict_f", x, self.kernel.input_dim())?;
         let x = x.clone().detach();
-        let kx = to_vec(self.model.kernel.k(self.x.clone(), x.clone()).detach());
-        let kdiag = to_vec(self.model.kernel.k_diag(x).detach());
-        self.posterior.latent(MatRef::from_row_major_slice(&kx, self.posterior.len(), m), &kdiag)
+        let kdiag = to_vec(self.kernel.k_diag(x.clone()).detach());
+        let Some(f) = self.fitted.as_ref() else {
+            return Ok((vec![0.0; m], kdiag));
+        };
+        if x.dims()[1] != f.d {
+            return Err(Error::shape("FullEpClassifier::predict_f: input columns", f.d, x.dims()[1]));
+        }
+        let train = crate::tensors::matrix(f.x.clone(), f.posterior.len(), f.d, &x.device())?;
+        let kx = to_vec(self.kernel.k(train, x).detach());
+        f.posterior.latent(MatRef::from_row_major_slice(&kx, f.posterior.len(), m), &kdiag)
     }
-
+    /// Latent predictive means and variances at the rows of `x` (R&W Algorithm 3.6), each
+    /// `[n*, 1]` on `x`'s device; before a fit, the prior's (0 and `k(x, x)`).
+    pub fn predict_f(&self, x: &Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
+        let (m, v) = self.latent_marginals(x)?;
+        let n = m.len();
+        Ok((crate::tensors::matrix(m, n, 1, &x.device())?, crate::tensors::matrix(v, n, 1, &x.device())?))
+    }
     /// The predictive at the rows of `x`: latent marginals, exact probit class probabilities,
     /// decisions and their metrics (see [`ClassPredictive::probit`]).
     pub fn predict(&self, x: &Tensor<2>) -> Result<ClassPredictive> {
-        let (m, v) = self.predict_latent(x)?;
+        let (m, v) = self.latent_marginals(x)?;
         ClassPredictive::probit(&m, &v)
     }
-
     /// `p(class 1 | x) = Φ(m*/√(1 + s*))` at the rows of `x`.
     pub fn predict_proba(&self, x: &Tensor<2>) -> Result<Vec<f64>> {
-        let (m, v) = self.predict_latent(x)?;
+        let (m, v) = self.latent_marginals(x)?;
         Ok(crate::models::probit_probabilities(&m, &v))
     }
 }

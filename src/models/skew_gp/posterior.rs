@@ -2,6 +2,8 @@
 //! its evidence (Corollary 1) and predictive probability (Corollary 2) by Genz, lin-ess draws of
 //! its latent truncated normal `U₁`, and predictions by the joint-marginal route B (default) and
 //! the paper's Theorem 2 route A.
+use std::sync::Arc;
+
 use burn::module::Module;
 use burn::tensor::Tensor;
 use faer::Mat;
@@ -66,6 +68,13 @@ struct Draws {
 #[derive(Debug)]
 pub struct SkewGpPosterior<K: Module> {
     model: SkewGp<K>,
+    sun: Arc<SunState>,
+}
+
+/// The host state of a [`SkewGpPosterior`] beside its prior (shared, not copied, by the fitted
+/// [`SkewGp`] that holds it).
+#[derive(Debug, Clone)]
+pub(crate) struct SunState {
     x: Tensor<2>,
     w: Vec<f64>,
     /// `D = diag(K(X, X) + jitter)^{1/2}`.
@@ -98,42 +107,51 @@ impl<K: Kernel> SkewGpPosterior<K> {
         let chol = cholesky_host(cov.as_ref(), 0)?;
         let mut gamma_tilde = model.gamma_host();
         gamma_tilde.extend(std::iter::repeat_n(0.0, n));
-        Ok(Self { model, x, w, scale, gamma_tilde, cov, chol, draws: None })
+        Ok(Self { model, sun: Arc::new(SunState { x, w, scale, gamma_tilde, cov, chol, draws: None }) })
     }
 
     /// The prior.
     pub fn model(&self) -> &SkewGp<K> {
         &self.model
     }
+    /// The posterior of prior `model` with the host state `sun` (how a fitted [`SkewGp`] lends
+    /// out its posterior).
+    pub(crate) fn from_parts(model: SkewGp<K>, sun: Arc<SunState>) -> Self {
+        Self { model, sun }
+    }
+    /// The host state, shared.
+    pub(crate) fn sun(&self) -> Arc<SunState> {
+        Arc::clone(&self.sun)
+    }
     /// The training inputs `[n, p]` the posterior conditions on.
     pub fn training_inputs(&self) -> &Tensor<2> {
-        &self.x
+        &self.sun.x
     }
     /// The training labels in `{0, 1}`.
     pub fn labels(&self) -> Vec<usize> {
-        self.w.iter().map(|&w| usize::from(w > 0.0)).collect()
+        self.sun.w.iter().map(|&w| usize::from(w > 0.0)).collect()
     }
     /// `γ̃` `[s + n]`.
     pub fn gamma_tilde(&self) -> &[f64] {
-        &self.gamma_tilde
+        &self.sun.gamma_tilde
     }
     /// `Γ̃` row-major `[s + n, s + n]`.
     pub fn gamma_tilde_cov(&self) -> Vec<f64> {
-        row_major(self.cov.as_ref())
+        row_major(self.sun.cov.as_ref())
     }
     /// The lower Cholesky factor of `Γ̃`, row-major.
     pub fn gamma_tilde_chol(&self) -> Vec<f64> {
-        row_major(self.chol.as_ref())
+        row_major(self.sun.chol.as_ref())
     }
 
     /// Corollary 1: `ln p(D) = ln Φ_{s+n}(γ̃; Γ̃) − ln Φ_s(γ; Γ)` (Genz with `points`, of
     /// dimension `≥ s + n − 1`, beyond three dimensions; the standard error is that of the
     /// numerator).
     pub fn log_evidence(&self, points: &QmcPoints) -> Result<MvnEstimate> {
-        let num = log_mvn_cdf_host(&self.gamma_tilde, &self.gamma_tilde_cov(), points)?;
+        let num = log_mvn_cdf_host(&self.sun.gamma_tilde, &self.gamma_tilde_cov(), points)?;
         let s = self.model.latent_dim();
-        let big_gamma: Vec<f64> = (0..s * s).map(|k| self.cov[(k / s, k % s)]).collect();
-        let den = log_mvn_cdf_host(&self.gamma_tilde[..s], &big_gamma, points)?;
+        let big_gamma: Vec<f64> = (0..s * s).map(|k| self.sun.cov[(k / s, k % s)]).collect();
+        let den = log_mvn_cdf_host(&self.sun.gamma_tilde[..s], &big_gamma, points)?;
         Ok(MvnEstimate { log_p: num.log_p - den.log_p, std_err: (num.std_err.powi(2) + den.std_err.powi(2)).sqrt() })
     }
 
@@ -141,13 +159,13 @@ impl<K: Kernel> SkewGpPosterior<K> {
     fn test_pieces(&self, x_test: &Tensor<2>) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         let omega = to_vec(self.model.scale(x_test.clone()));
         let delta = self.model.skewness(x_test.clone()).map(to_vec).unwrap_or_default();
-        let kxn = to_vec(self.model.kernel.k(x_test.clone(), self.x.clone()));
+        let kxn = to_vec(self.model.kernel.k(x_test.clone(), self.sun.x.clone()));
         (omega, delta, kxn)
     }
 
     /// Checks test inputs against the training inputs' width.
     fn check_test(&self, x_test: &Tensor<2>) -> Result<usize> {
-        crate::models::check_inputs("SkewGpPosterior: test inputs", x_test, Some(self.x.dims()[1]))
+        crate::models::check_inputs("SkewGpPosterior: test inputs", x_test, Some(self.sun.x.dims()[1]))
     }
 
     /// Corollary 2 (eq. (13)) written out (the paper's dummy label `1/2` read as in
@@ -204,7 +222,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
         let m = x_test.dims()[0];
         let (omega, delta, kxn) = self.test_pieces(x_test);
         let cov = self.gamma_tilde_cov();
-        let groups = independent_groups(&self.gamma_tilde, &cov);
+        let groups = independent_groups(&self.sun.gamma_tilde, &cov);
         let mut sets: Vec<RatioGroup> = Vec::new();
         for j in 0..m {
             let (u, cu) = self.touched_columns(&groups, &omega, &delta, &kxn, j);
@@ -215,7 +233,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
         }
         let mut out = vec![0.0; m];
         for RatioGroup { vars, rows } in &sets {
-            let (ua, uc) = permute(&self.gamma_tilde, &cov, vars);
+            let (ua, uc) = permute(&self.sun.gamma_tilde, &cov, vars);
             let denominator = Denominator::new(ua, uc, first + rows[0].0)?;
             let last: Vec<(usize, &[f64], f64)> =
                 rows.iter().map(|(j, cu)| (first + *j, cu.as_slice(), omega[*j] * omega[*j] + noise)).collect();
@@ -236,9 +254,9 @@ impl<K: Kernel> SkewGpPosterior<K> {
         kxn: &[f64],
         j: usize,
     ) -> (Vec<usize>, Vec<f64>) {
-        let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
+        let (t, s, n) = (self.sun.gamma_tilde.len(), self.model.latent_dim(), self.sun.w.len());
         let c: Vec<f64> = (0..t)
-            .map(|i| if i < s { omega[j] * delta[j * s + i] } else { self.w[i - s] * kxn[j * n + (i - s)] })
+            .map(|i| if i < s { omega[j] * delta[j * s + i] } else { self.sun.w[i - s] * kxn[j * n + (i - s)] })
             .collect();
         let mut u: Vec<usize> = groups.iter().filter(|g| g.iter().any(|&i| c[i] != 0.0)).flatten().copied().collect();
         u.sort_unstable();
@@ -273,7 +291,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
         }
         let rows: Vec<usize> = (0..m).filter(|&j| prob[j].min(1.0 - prob[j]) < below).collect();
         let cov = self.gamma_tilde_cov();
-        let groups = independent_groups(&self.gamma_tilde, &cov);
+        let groups = independent_groups(&self.sun.gamma_tilde, &cov);
         let mut denominators: Vec<(Vec<usize>, f64)> = Vec::new();
         let mut refined = 0;
         for chunk in rows.chunks(PREDICT_CHUNK) {
@@ -283,7 +301,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
                 if u.len() < 3 {
                     continue;
                 }
-                let (ua, uc) = permute(&self.gamma_tilde, &cov, &u);
+                let (ua, uc) = permute(&self.sun.gamma_tilde, &cov, &u);
                 let log_den = match denominators.iter().find(|(v, _)| *v == u) {
                     Some((_, l)) => *l,
                     None => {
@@ -307,10 +325,10 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// the training inputs, started as `start` says) and keeps them for [`Self::predict`]; returns
     /// the number of rounding rejections.
     pub fn sample(&mut self, config: &ChainConfig, variant: LinEssVariant, start: ChainStart) -> Result<usize> {
-        let target = TruncatedNormal::orthant(&self.gamma_tilde_chol(), &self.gamma_tilde, &self.x.device())?;
+        let target = TruncatedNormal::orthant(&self.gamma_tilde_chol(), &self.sun.gamma_tilde, &self.sun.x.device())?;
         let starts = target.starts(config.chains, start, &mut StdRng::seed_from_u64(config.seed ^ 0x57a7))?;
         let run = LinEss::new(target, variant).run(config, starts.as_deref())?;
-        let t = self.gamma_tilde.len();
+        let t = self.sun.gamma_tilde.len();
         self.set_draws(to_vec(run.samples), t)?;
         Ok(run.rounding_rejections)
     }
@@ -318,24 +336,25 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// Uses the given draws of `U₁` (row-major `[S, s + n]`, e.g. exact rejection draws in tests);
     /// every draw must satisfy `U₁ + γ̃ > 0`.
     pub fn set_draws(&mut self, u1: Vec<f64>, t: usize) -> Result<()> {
-        if t != self.gamma_tilde.len() || u1.is_empty() || !u1.len().is_multiple_of(t) {
-            return Err(Error::shape("SkewGpPosterior: U₁ draws [S, s + n]", self.gamma_tilde.len(), t));
+        if t != self.sun.gamma_tilde.len() || u1.is_empty() || !u1.len().is_multiple_of(t) {
+            return Err(Error::shape("SkewGpPosterior: U₁ draws [S, s + n]", self.sun.gamma_tilde.len(), t));
         }
         let count = u1.len() / t;
         if let Some(k) = (0..u1.len())
-            .find(|&k| (u1[k] + self.gamma_tilde[k % t]).is_nan() || u1[k] + self.gamma_tilde[k % t] <= 0.0)
+            .find(|&k| (u1[k] + self.sun.gamma_tilde[k % t]).is_nan() || u1[k] + self.sun.gamma_tilde[k % t] <= 0.0)
         {
             return Err(Error::invalid("U₁ draws", format!("draw {} breaks constraint {}", k / t, k % t)));
         }
         let u1 = Mat::from_fn(count, t, |r, c| u1[r * t + c]);
-        let whitened = solve_lower(self.chol.as_ref(), u1.transpose());
-        self.draws = Some(Draws { u1, whitened });
+        let whitened = solve_lower(self.sun.chol.as_ref(), u1.transpose());
+        Arc::make_mut(&mut self.sun).draws = Some(Draws { u1, whitened });
         Ok(())
     }
 
     /// The kept `U₁` draws `[S, s + n]`, if sampled.
     pub fn draws(&self) -> Option<Vec<f64>> {
-        self.draws
+        self.sun
+            .draws
             .as_ref()
             .map(|d| (0..d.u1.nrows() * d.u1.ncols()).map(|k| d.u1[(k / d.u1.ncols(), k % d.u1.ncols())]).collect())
     }
@@ -356,7 +375,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// of the normal mixture. Needs [`Self::sample`] (or [`Self::set_draws`]) first.
     pub fn predict_details(&self, x_test: &Tensor<2>) -> Result<Prediction> {
         let m = self.check_test(x_test)?;
-        let draws = self.draws.as_ref().ok_or_else(|| Error::invalid("predict", "sample the posterior first"))?;
+        let draws = self.sun.draws.as_ref().ok_or_else(|| Error::invalid("predict", "sample the posterior first"))?;
         let mut out = Prediction::default();
         for start in (0..m).step_by(PREDICT_CHUNK) {
             let end = (start + PREDICT_CHUNK).min(m);
@@ -370,15 +389,16 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// Route B on one chunk of test rows, appended to `out`.
     fn predict_chunk(&self, x_test: &Tensor<2>, draws: &Draws, out: &mut Prediction) {
         let m = x_test.dims()[0];
-        let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
+        let (t, s, n) = (self.sun.gamma_tilde.len(), self.model.latent_dim(), self.sun.w.len());
         let (omega, delta, kxn) = self.test_pieces(x_test);
-        let dt =
-            Mat::from_fn(
-                t,
-                m,
-                |i, j| if i < s { delta[j * s + i] } else { self.w[i - s] * kxn[j * n + i - s] / omega[j] },
-            );
-        let a = solve_lower(self.chol.as_ref(), dt.as_ref());
+        let dt = Mat::from_fn(t, m, |i, j| {
+            if i < s {
+                delta[j * s + i]
+            } else {
+                self.sun.w[i - s] * kxn[j * n + i - s] / omega[j]
+            }
+        });
+        let a = solve_lower(self.sun.chol.as_ref(), dt.as_ref());
         let mu = a.transpose() * &draws.whitened; // [m, S]
         let samples = draws.u1.nrows() as f64;
         for j in 0..m {
@@ -407,17 +427,17 @@ impl<K: Kernel> SkewGpPosterior<K> {
     /// Eq. (15): draws of the training latents `f(X) = D(U₀ + Δ̃Γ̃⁻¹U₁)`, one per kept `U₁`,
     /// `[S, n]` (host), with `U₀ ~ N(0, Ω̄ − Δ̃Γ̃⁻¹Δ̃ᵀ)` (symmetrised; jitter if needed).
     pub(crate) fn sample_training_latents(&self, seed: u64) -> Result<Mat<f64>> {
-        let draws = self.draws.as_ref().ok_or_else(|| Error::invalid("sample_training_latents", "sample first"))?;
-        let (t, s, n) = (self.gamma_tilde.len(), self.model.latent_dim(), self.w.len());
+        let draws = self.sun.draws.as_ref().ok_or_else(|| Error::invalid("sample_training_latents", "sample first"))?;
+        let (t, s, n) = (self.sun.gamma_tilde.len(), self.model.latent_dim(), self.sun.w.len());
         // Δ̃ᵀ [t, n] = [Δᵀ; W D Ω̄]: Γ̃'s last n columns without the identity, divided by D W
         let dtil_t = Mat::from_fn(t, n, |i, j| {
-            let v = self.cov[(i, s + j)] - if i == s + j { 1.0 } else { 0.0 };
-            v * self.w[j] / self.scale[j]
+            let v = self.sun.cov[(i, s + j)] - if i == s + j { 1.0 } else { 0.0 };
+            v * self.sun.w[j] / self.sun.scale[j]
         });
-        let b = solve_lower(self.chol.as_ref(), dtil_t.as_ref()); // C⁻¹Δ̃ᵀ
+        let b = solve_lower(self.sun.chol.as_ref(), dtil_t.as_ref()); // C⁻¹Δ̃ᵀ
         let obar = Mat::from_fn(n, n, |i, j| {
-            let k = self.w[i] * (self.cov[(s + i, s + j)] - if i == j { 1.0 } else { 0.0 }) * self.w[j];
-            k / (self.scale[i] * self.scale[j])
+            let k = self.sun.w[i] * (self.sun.cov[(s + i, s + j)] - if i == j { 1.0 } else { 0.0 }) * self.sun.w[j];
+            k / (self.sun.scale[i] * self.sun.scale[j])
         });
         let cov0 = &obar - b.transpose() * &b;
         let l0 = cholesky_host(symmetrise(cov0.as_ref()).as_ref(), 0)?;
@@ -426,7 +446,7 @@ impl<K: Kernel> SkewGpPosterior<K> {
         let mut rng = StdRng::seed_from_u64(seed);
         let eta = Mat::from_fn(n, count, |_, _| -> f64 { StandardNormal.sample(&mut rng) });
         let u0 = &l0 * &eta;
-        Ok(Mat::from_fn(count, n, |k, i| self.scale[i] * (u0[(i, k)] + skew[(i, k)])))
+        Ok(Mat::from_fn(count, n, |k, i| self.sun.scale[i] * (u0[(i, k)] + skew[(i, k)])))
     }
 
     /// Route A (the paper's Theorem 2): for every training-latent draw `f⁽ᵏ⁾` (eq. 15), the test
@@ -436,22 +456,22 @@ impl<K: Kernel> SkewGpPosterior<K> {
     pub fn predict_route_a(&self, x_test: &Tensor<2>, seed: u64) -> Result<Vec<f64>> {
         let m = self.check_test(x_test)?;
         let f = self.sample_training_latents(seed)?; // [S, n]
-        let (s, n) = (self.model.latent_dim(), self.w.len());
+        let (s, n) = (self.model.latent_dim(), self.sun.w.len());
         let count = f.nrows();
         let (omega, delta_star, kxn) = self.test_pieces(x_test);
         // K = D Ω̄ D from Γ̃'s lower block: W K W + I
         let kmat = Mat::from_fn(n, n, |i, j| {
-            self.w[i] * (self.cov[(s + i, s + j)] - if i == j { 1.0 } else { 0.0 }) * self.w[j]
+            self.sun.w[i] * (self.sun.cov[(s + i, s + j)] - if i == j { 1.0 } else { 0.0 }) * self.sun.w[j]
         });
         let lk = cholesky_host(kmat.as_ref(), 0)?;
         // Δ(X) [n, s] from Γ̃'s off-diagonal block: W D Δ
-        let delta_x = Mat::from_fn(n, s, |i, j| self.cov[(s + i, j)] * self.w[i] / self.scale[i]);
-        let ddelta = Mat::from_fn(n, s, |i, j| self.scale[i] * delta_x[(i, j)]); // D Δ(X)
+        let delta_x = Mat::from_fn(n, s, |i, j| self.sun.cov[(s + i, j)] * self.sun.w[i] / self.sun.scale[i]);
+        let ddelta = Mat::from_fn(n, s, |i, j| self.sun.scale[i] * delta_x[(i, j)]); // D Δ(X)
         let kinv_ddelta = solve_chol(lk.as_ref(), ddelta.as_ref()); // K⁻¹DΔ [n, s]
         let kinv_f = solve_chol(lk.as_ref(), f.transpose()); // K⁻¹f [n, S]
-        let big_gamma = Mat::from_fn(s, s, |i, j| self.cov[(i, j)]);
+        let big_gamma = Mat::from_fn(s, s, |i, j| self.sun.cov[(i, j)]);
         let gamma_star = symmetrise((&big_gamma - ddelta.transpose() * &kinv_ddelta).as_ref());
-        let gamma_base = &self.gamma_tilde[..s];
+        let gamma_base = &self.sun.gamma_tilde[..s];
         // γ*⁽ᵏ⁾ = γ + ΔᵀDK⁻¹f⁽ᵏ⁾ : [s, S]
         let gshift = ddelta.transpose() * &kinv_f;
         let lg = if s > 0 { Some(cholesky_host(gamma_star.as_ref(), 0)?) } else { None };

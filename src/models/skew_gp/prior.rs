@@ -1,9 +1,13 @@
 //! [`SkewGp`]: the skew-Gaussian-process prior of eq. (14) as a Burn module — a kernel, the
 //! pseudo-points `R`, the truncation `γ` and the (fixed) phases `L` — with the differentiable
 //! pieces of the training objective.
+use std::sync::Arc;
+
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor, TensorData};
 
+use super::posterior::SunState;
+use super::train::SkewGpReport;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::mvn::{log_bvn_cdf, log_mvn_cdf, QmcPoints};
@@ -28,6 +32,19 @@ pub struct SkewGp<K: Module> {
     /// Nugget on the kernel's diagonal.
     #[module(skip)]
     pub jitter: f64,
+    /// The posterior and report of the last [`fit`](Self::fit) (not a Burn parameter: kept by
+    /// [`SavedModel`](crate::saved::SavedModel)).
+    #[module(skip)]
+    pub(crate) fitted: Option<Arc<SkewGpFitted>>,
+}
+
+/// What a fit leaves in a [`SkewGp`] beside its parameters.
+#[derive(Debug)]
+pub(crate) struct SkewGpFitted {
+    /// The SUN posterior's host state at the training inputs.
+    pub(crate) sun: Arc<SunState>,
+    /// How the fit went (`None` for a model loaded from a file).
+    pub(crate) report: Option<SkewGpReport>,
 }
 
 impl<K: Kernel> SkewGp<K> {
@@ -64,7 +81,7 @@ impl<K: Kernel> SkewGp<K> {
         } else {
             (None, None)
         };
-        Ok(Self { kernel, pseudo_points: pseudo, gamma: gam, phases: phases.to_vec(), jitter })
+        Ok(Self { kernel, pseudo_points: pseudo, gamma: gam, phases: phases.to_vec(), jitter, fitted: None })
     }
 
     /// Latent dimension `s`.

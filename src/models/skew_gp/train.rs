@@ -2,6 +2,7 @@
 //! data (paper §5.2; `docs/papers/000-skew-gp.md`, sections "Training objective" and "Deviations"), then the
 //! exact posterior (Theorem 1) and its lin-ess draws (eq. (15), paper §5.1).
 use std::cell::{Cell, RefCell};
+use std::sync::Arc;
 use std::time::Instant;
 
 use burn::module::Module;
@@ -14,7 +15,7 @@ use rand::SeedableRng;
 use super::config::{SkewGpConfig, SkewOptimizer};
 use super::objective::partition;
 use super::posterior::SkewGpPosterior;
-use super::prior::SkewGp;
+use super::prior::{SkewGp, SkewGpFitted};
 use super::spsa::{assign_params, direction, flatten_params, Spsa};
 use crate::error::{check_finite, Error, Result};
 use crate::kernels::Kernel;
@@ -25,15 +26,10 @@ use crate::train::{
     f64_bytes, fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex, TrainConfig,
 };
 
-/// A trained skew GP classifier.
-#[derive(Debug)]
-pub struct SkewGpFit<K: Module> {
-    /// The posterior at the learned hyperparameters, with its lin-ess draws.
-    pub posterior: SkewGpPosterior<K>,
-    /// Training curve of the chosen sign pattern (objective: `−objective / n`).
-    pub history: History,
-    /// The chosen phases.
-    pub phases: Vec<f64>,
+/// How a [`SkewGp::fit`] went: the phase search, the hold-out's choice and the times (the
+/// posterior and the learned phases are in the fitted model).
+#[derive(Clone, Debug)]
+pub struct SkewGpReport {
     /// Every sign pattern tried, with its final objective (`−objective / n`, mean of the last
     /// tenth of its epochs).
     pub phase_objectives: Vec<(Vec<f64>, f64)>,
@@ -83,7 +79,12 @@ impl<K: Kernel> SkewGp<K> {
     /// With `config.checkpoint` set, every training run checkpoints to `<dir>/SkewGp.run<i>.ckpt`
     /// (see [`SkewGpConfig::checkpoint`]), and a resumed fit ends bit for bit where the
     /// uninterrupted fit ends.
-    pub fn fit(self, x: &Tensor<2>, y: &[usize], config: &SkewGpConfig) -> Result<SkewGpFit<K>> {
+    ///
+    /// Returns the fitted model (without autodiff: the hold-out's kept parameters, or the last
+    /// ones), which holds its posterior ([`posterior`](Self::posterior), used by
+    /// [`predict`](Self::predict)) and a [`SkewGpReport`] ([`fit_report`](Self::fit_report)), and
+    /// the training curve of the chosen sign pattern (objective: `−objective / n`).
+    pub fn fit(self, x: &Tensor<2>, y: &[usize], config: &SkewGpConfig) -> Result<(Self, History)> {
         self.fit_with_epoch_hook(x, y, config, &mut |_, _| Ok(()))
     }
 
@@ -95,8 +96,8 @@ impl<K: Kernel> SkewGp<K> {
         y: &[usize],
         config: &SkewGpConfig,
         hook: &mut EpochHook<'_>,
-    ) -> Result<SkewGpFit<K>> {
-        let model = self;
+    ) -> Result<(Self, History)> {
+        let model = SkewGp { fitted: None, ..self };
         let n = crate::models::check_inputs("SkewGp::fit", x, model.kernel.input_dim())?;
         config.check(n)?;
         let s = config.s()?;
@@ -151,24 +152,22 @@ impl<K: Kernel> SkewGp<K> {
             None => (model.valid(), None),
         };
         let train_s = start.elapsed().as_secs_f64();
-        let phases = model.phases.clone();
         let t0 = Instant::now();
-        let mut posterior = SkewGpPosterior::new(model, x.clone().inner(), y)?;
+        let mut posterior = SkewGpPosterior::new(model.clone(), x.clone().inner(), y)?;
         let rounding_rejections = if config.samples == 0 {
             0
         } else {
             posterior.sample(&config.chain_config(), config.variant, config.chain_start)?
         };
-        Ok(SkewGpFit {
-            posterior,
-            history,
-            phases,
+        let report = SkewGpReport {
             phase_objectives: tried,
             selected,
             train_s,
             sample_s: t0.elapsed().as_secs_f64(),
             rounding_rejections,
-        })
+        };
+        let fitted = SkewGpFitted { sun: posterior.sun(), report: Some(report) };
+        Ok((SkewGp { fitted: Some(Arc::new(fitted)), ..model }, history))
     }
 }
 
@@ -507,12 +506,13 @@ mod tests {
                     .with_checkpoint(checkpoint)
             };
             let start = |ell: f64| config(None).init(Rbf::new(&[ell], 1.0, &device).unwrap(), &x).unwrap();
-            let outcome = |fit: SkewGpFit<Rbf>| {
-                let mut v = flatten_params(fit.posterior.model());
+            let outcome = |(fit, history): (SkewGp<Rbf>, History)| {
+                let report = fit.fit_report().unwrap().clone();
+                let mut v = flatten_params(fit.posterior().unwrap().model());
                 v.extend(fit.phases);
-                v.extend(fit.phase_objectives.iter().map(|p| p.1));
-                v.extend(fit.selected.map(|s| [s.0 as f64, s.1]).into_iter().flatten());
-                let objectives = fit.history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>();
+                v.extend(report.phase_objectives.iter().map(|p| p.1));
+                v.extend(report.selected.map(|s| [s.0 as f64, s.1]).into_iter().flatten());
+                let objectives = history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>();
                 (v.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), objectives)
             };
             let uninterrupted = outcome(start(1.0).fit(&x, &labels, &config(None)).unwrap());
