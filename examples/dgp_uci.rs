@@ -438,13 +438,13 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         .with_shared_hyperparameters(args.shared_hypers)
         .with_input_projection(args.input_linear)
         .with_seed(args.run.seed + split as u64);
-    let model = config.init(&x_train, &y_train, n, d, &dev)?;
+    let xt = matrix(x_train, n, d, &dev)?;
+    let yt = matrix(y_train, n, 1, &dev)?;
+    let model = config.init(&xt, &yt)?;
     let mut train_config = args.run.train_config();
     train_config.epochs = config.epochs_for(n);
     train_config.seed = args.run.seed + split as u64;
     let epochs = train_config.epochs;
-    let xt = matrix(x_train, n, d, &dev)?;
-    let yt = matrix(y_train, n, 1, &dev)?;
     let x_eval = matrix(x_test, test.n, d, &base)?;
     let y_test = test.y.clone();
     let figures = args.run.plot.figures("dgp_uci")?;

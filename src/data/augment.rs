@@ -64,7 +64,7 @@ impl ImageAugmentation {
     }
 
     /// The generator of the `call`-th minibatch of a run seeded by `seed`.
-    pub fn batch_rng(seed: u64, call: u64) -> StdRng {
+    pub(crate) fn batch_rng(seed: u64, call: u64) -> StdRng {
         StdRng::seed_from_u64(seed ^ 0xa11c_e5ed_u64.wrapping_mul(call.wrapping_add(1)))
     }
 }

@@ -74,7 +74,7 @@ pub use mnist::{load_mnist, load_mnist_dir, MnistVariant, FASHION_MNIST_CLASSES}
 pub use pca::Pca;
 pub use pmlb::{load_pmlb_classification, load_pmlb_regression, pmlb_path, read_pmlb_tsv, PmlbFrame, PMLB_FOLDERS};
 pub use random_function::RandomFunction;
-pub use root::{data_root, default_roots, require_dir, DATA_DIR_HINT, DATA_ENV};
+pub use root::{data_root, require_dir, DATA_DIR_HINT, DATA_ENV};
 pub use sklearn::{load_breast_cancer, load_diabetes, load_digits, load_iris, load_wine, SKLEARN_FOLDER};
 pub use split::{random_split, stratified_split, IndexSplit};
 pub use standardise::{Standardiser, TargetStandardiser};

@@ -20,7 +20,7 @@ pub fn data_root(explicit: Option<&Path>) -> Result<PathBuf> {
 }
 
 /// The default data directories, in the order [`data_root`] tries them.
-pub fn default_roots() -> Vec<PathBuf> {
+pub(crate) fn default_roots() -> Vec<PathBuf> {
     let relative = Path::new("..").join("shared").join("data");
     let mut roots = vec![match std::env::current_dir() {
         Ok(cwd) => cwd.join(&relative),

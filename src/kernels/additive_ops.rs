@@ -15,7 +15,7 @@ use crate::special::{exp_in_place, madd};
 
 /// Sizes of one Gram matrix: `n` rows, `m` columns, `d` input dimensions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct GramDims {
+pub(crate) struct GramDims {
     /// Rows (points of the first argument).
     pub n: usize,
     /// Columns (points of the second argument).
@@ -105,7 +105,7 @@ fn forward_impl<const FMA: bool, const P: usize>(
 
 /// Gradients of `Σ_ij g_ij K_ij` with respect to `x` `[n, d]`, `z` `[m, d]`, the rates `[d]` and
 /// the weights `[d]`.
-pub struct GramGradients {
+pub(crate) struct GramGradients {
     /// `∂/∂x` `[n, d]`.
     pub x: Vec<f64>,
     /// `∂/∂z` `[m, d]`.
@@ -295,7 +295,7 @@ impl HostInputs {
     Cube: cfg(any(feature = "wgpu", feature = "cuda")),
     Autodiff,
 )]
-pub trait GpKernelOps: Backend {
+pub(crate) trait GpKernelOps: Backend {
     /// `K[i, j] = Σ_k w_k f_ν(λ_k |x_ik − z_jk|)` for `x` `[n, d]`, `z` `[m, d]`, rates `λ` `[d]`
     /// and weights `w` `[d]`; `order` = ν − ½ ∈ {0, 1, 2}.
     fn additive_matern(

@@ -3,7 +3,7 @@ use burn::tensor::Tensor;
 
 /// Squared Euclidean distances between the rows of `x / ℓ` and `x2 / ℓ`: `[n, d], [m, d], [d] → [n, m]`,
 /// clamped at zero against round-off.
-pub fn scaled_square_distance(x: Tensor<2>, x2: Tensor<2>, lengthscales: Tensor<1>) -> Tensor<2> {
+pub(crate) fn scaled_square_distance(x: Tensor<2>, x2: Tensor<2>, lengthscales: Tensor<1>) -> Tensor<2> {
     let ls = lengthscales.unsqueeze::<2>(); // [1, d]
     let a = x / ls.clone();
     let b = x2 / ls;

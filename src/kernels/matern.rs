@@ -51,7 +51,7 @@ impl MaternNu {
 
 /// The unit-variance Matérn shape as a function of `s = λr ≥ 0`: `e^{−s}`, `(1+s)e^{−s}` or
 /// `(1+s+s²/3)e^{−s}`.
-pub fn matern_shape<const D: usize>(nu: MaternNu, s: Tensor<D>) -> Tensor<D> {
+pub(crate) fn matern_shape<const D: usize>(nu: MaternNu, s: Tensor<D>) -> Tensor<D> {
     let e = s.clone().neg().exp();
     match nu {
         MaternNu::Half => e,

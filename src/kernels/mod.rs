@@ -16,16 +16,14 @@ mod separable_matern;
 mod stationary;
 
 pub use additive_matern::AdditiveMatern;
-pub use additive_ops::{GpKernelOps, GramDims, GramGradients};
 pub use arcsine::ArcSine;
 pub use combination::{Product, Sum};
-pub use distance::scaled_square_distance;
 pub use kernel::Kernel;
 pub use linear::Linear;
-pub use matern::{matern_shape, Matern, MaternNu};
+pub use matern::{Matern, MaternNu};
 pub use median::median_distance;
 pub use per_dimension::{matern_factors, matern_rates};
-pub use positive::{inverse_softplus, Positive};
+pub use positive::Positive;
 pub use rbf::Rbf;
 pub use separable_matern::SeparableMatern;
 pub use stationary::Stationary;

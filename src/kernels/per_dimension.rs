@@ -8,6 +8,7 @@ use super::matern::{matern_shape, MaternNu};
 ///
 /// Distances are differences of the inputs (no expansion of squares), so coincident points give
 /// exactly `f(0) = 1`.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn matern_factors(nu: MaternNu, x: Tensor<2>, x2: Tensor<2>, rates: Tensor<1>) -> Tensor<3> {
     let d = rates.dims()[0];
     let a = x.transpose().unsqueeze_dim::<3>(2); // [D, n, 1]
@@ -17,6 +18,7 @@ pub fn matern_factors(nu: MaternNu, x: Tensor<2>, x2: Tensor<2>, rates: Tensor<1
 }
 
 /// `λ_d = √(2ν)/ℓ_d` for lengthscales `ℓ` `[D]`.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn matern_rates(nu: MaternNu, lengthscales: Tensor<1>) -> Tensor<1> {
     lengthscales.recip().mul_scalar(nu.rate_factor())
 }

@@ -5,7 +5,7 @@ use burn::tensor::{activation::softplus, Device, Tensor, TensorData};
 use crate::error::{Error, Result};
 
 /// `log(exp(v) − 1)`, the unconstrained value whose softplus is `v > 0`.
-pub fn inverse_softplus(v: f64) -> f64 {
+pub(crate) fn inverse_softplus(v: f64) -> f64 {
     if v > 30.0 {
         v
     } else {

@@ -23,7 +23,7 @@ impl Stationary {
         })
     }
     /// Scaled squared distances `‖(x − x')/ℓ‖²`: `[n, m]`.
-    pub fn square_distance(&self, x: Tensor<2>, x2: Tensor<2>) -> Tensor<2> {
+    pub(crate) fn square_distance(&self, x: Tensor<2>, x2: Tensor<2>) -> Tensor<2> {
         scaled_square_distance(x, x2, self.lengthscales.value())
     }
     /// `σ² · shape`, broadcasting the variance.

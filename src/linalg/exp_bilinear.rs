@@ -13,7 +13,7 @@ use crate::special::{exp_in_place, madd};
 /// Block sizes of one contraction: `g` groups, `b` rows per group, `m` points, `k` features per
 /// point, `p` weight matrices.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ExpBilinearDims {
+pub(crate) struct ExpBilinearDims {
     /// Groups (independent GP functions).
     pub g: usize,
     /// Rows per group (data points).

@@ -20,7 +20,6 @@ mod vector_state;
 
 pub(crate) use crate::tensors::{from_host, to_host};
 pub use cholesky::{cholesky, cholesky_with_jitter, logdet_from_cholesky};
-pub use exp_bilinear::ExpBilinearDims;
 pub use exp_bilinear_contract::exp_bilinear_contract;
 pub use ops::GpLinalgOps;
 pub(crate) use ops::{autodiff_prelude, register_host_grads, upstream_on_host};

@@ -120,7 +120,7 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> Svgp<K, I, L> {
         self.q_mu.val().dims()[0]
     }
     /// `L_q` with its upper triangle zeroed: `[P, M, M]`.
-    pub fn q_sqrt_lower(&self) -> Tensor<3> {
+    pub(crate) fn q_sqrt_lower(&self) -> Tensor<3> {
         self.q_sqrt.val().tril(0)
     }
     /// `L_uu = chol(K_uu + jitter I)`.

@@ -205,7 +205,7 @@ fn by_batch_spread(norm: &BatchNorm, features: Tensor<2>) -> Tensor<2> {
 }
 
 /// Each row of `h` `[B, D]` shifted and scaled to mean 0 and variance 1 over its D entries.
-pub fn standardize_rows(h: Tensor<2>) -> Tensor<2> {
+pub(crate) fn standardize_rows(h: Tensor<2>) -> Tensor<2> {
     let centred = h.clone() - h.mean_dim(1);
     let sd = centred.clone().powi_scalar(2).mean_dim(1).add_scalar(1e-5).sqrt();
     centred / sd

@@ -69,7 +69,7 @@ mod training_set;
 pub use augmented_images::AugmentedImages;
 pub use batch::{image_batch, ImageBatch};
 pub use cifar_trunk::{Cifar10Trunk, Cifar10TrunkConfig};
-pub use feature_norm::{standardize_rows, FeatureNorm, FeatureNormalizer, FrozenStatistics};
+pub use feature_norm::{FeatureNorm, FeatureNormalizer, FrozenStatistics};
 pub use head_config::GpHeadConfig;
 pub use head_likelihood::HeadLikelihood;
 pub use hybrid::{GpRegressionNet, HybridNet, HybridObjective};

@@ -8,6 +8,7 @@ use crate::error::{Error, Result};
 use crate::tensors::to_vec;
 
 /// Number of float parameter values of `module`, the length of [`flatten_gradients`]' output.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn num_float_params<M: Module>(module: &M) -> usize {
     struct Count(usize);
     impl ModuleVisitor for Count {
@@ -43,6 +44,7 @@ pub fn flatten_gradients<M: Module>(module: &M, grads: &GradientsParams) -> Vec<
 /// The inverse of [`flatten_gradients`]: a gradient for every float parameter of `module` that
 /// requires one, read from `flat` (laid out as [`flatten_gradients`] writes it), on the
 /// parameter's device without autodiff (where optimisers expect gradients).
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn gradients_from_flat<M: Module>(module: &M, flat: &[f64]) -> Result<GradientsParams> {
     let expected = num_float_params(module);
     if flat.len() != expected {

@@ -29,5 +29,6 @@ pub use gauss_hermite::{gauss_hermite, gauss_hermite_normal};
 pub use log_ndtr::{inv_mills, log_ndtr};
 pub use log_sum_exp::log_sum_exp;
 pub use ndtri::{ndtri, ndtri_from_log};
-pub use normal::{norm_cdf, norm_logpdf, norm_pdf};
+pub use normal::norm_logpdf;
+pub use normal::{norm_cdf, norm_pdf};
 pub use ops::GpSpecialOps;

@@ -143,3 +143,14 @@ pub fn argmax_probabilities_exact(mean: &[f64], var: &[f64]) -> Vec<f64> {
         })
         .collect()
 }
+
+/// Host rows `v` with `cols` columns as a `[v.len() / cols, cols]` tensor on `dev` (no checks: a
+/// model's own input checks see NaN and ragged rows).
+pub fn by_cols(v: &[f64], cols: usize, dev: &Device) -> Tensor<2> {
+    Tensor::from_data(TensorData::new(v.to_vec(), [v.len() / cols.max(1), cols]), dev)
+}
+
+/// Host values `v` of `rows` rows as a `[rows, v.len() / rows]` tensor on `dev`.
+pub fn by_rows(v: &[f64], rows: usize, dev: &Device) -> Tensor<2> {
+    Tensor::from_data(TensorData::new(v.to_vec(), [rows, v.len() / rows.max(1)]), dev)
+}

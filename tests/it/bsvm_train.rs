@@ -207,7 +207,7 @@ fn tabular_accuracy(table: burn_gp::data::ClassTable) -> f64 {
     let model = BayesianSvmConfig::tabular(classes)
         .with_num_inducing(16)
         .with_inducing_init(InducingInit::Subset)
-        .init(&x_train, &y_train, d, &dev)
+        .init(&by_cols(&x_train, d, &dev), &y_train)
         .unwrap();
     let nt = y_train.len();
     let xt = t2(x_train, nt, d, &dev);
@@ -233,15 +233,21 @@ fn bad_input_gives_typed_errors() {
     let dev = device();
     let x = vec![0.0, 1.0, 2.0, 3.0, 4.0, 5.0];
     let cfg = BayesianSvmConfig::tabular(3).with_num_inducing(2);
-    assert!(matches!(cfg.init(&x, &[0, 1, 3], 2, &dev), Err(Error::LabelOutOfRange { label: 3, .. })));
-    assert!(matches!(BayesianSvmConfig::tabular(1).init(&x, &[0, 0, 0], 2, &dev), Err(Error::InvalidArgument { .. })));
-    assert!(matches!(cfg.init(&x, &[], 2, &dev), Err(Error::Empty { .. })));
+    assert!(matches!(cfg.init(&by_cols(&x, 2, &dev), &[0, 1, 3]), Err(Error::LabelOutOfRange { label: 3, .. })));
     assert!(matches!(
-        cfg.init(&[0.0, f64::NAN, 1.0, 2.0, 3.0, 4.0], &[0, 1, 2], 2, &dev),
+        BayesianSvmConfig::tabular(1).init(&by_cols(&x, 2, &dev), &[0, 0, 0]),
+        Err(Error::InvalidArgument { .. })
+    ));
+    assert!(matches!(cfg.init(&by_cols(&x, 2, &dev), &[]), Err(Error::Empty { .. })));
+    assert!(matches!(
+        cfg.init(&by_cols(&[0.0, f64::NAN, 1.0, 2.0, 3.0, 4.0], 2, &dev), &[0, 1, 2]),
         Err(Error::NonFinite { .. })
     ));
-    assert!(matches!(cfg.with_num_inducing(5).init(&x, &[0, 1, 2], 2, &dev), Err(Error::InvalidArgument { .. })));
-    let model = BayesianSvmConfig::tabular(3).with_num_inducing(2).init(&x, &[0, 1, 2], 2, &dev).unwrap();
+    assert!(matches!(
+        cfg.with_num_inducing(5).init(&by_cols(&x, 2, &dev), &[0, 1, 2]),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let model = BayesianSvmConfig::tabular(3).with_num_inducing(2).init(&by_cols(&x, 2, &dev), &[0, 1, 2]).unwrap();
     let wrong_width = t2(vec![0.0; 9], 3, 3, &dev);
     assert!(matches!(model.predict_f(wrong_width), Err(Error::ShapeMismatch { .. })));
     let empty = Tensor::<2>::zeros([0, 2], &dev);

@@ -4,6 +4,7 @@
 //! and minibatch order included; so do the SVM, deep-GP, EP, full-EP and natural-gradient
 //! decoupled fits; a checkpoint of another run and a loop that writes none are typed errors.
 use crate::common::mlp::Mlp;
+use crate::common::{by_cols, by_rows};
 use burn::module::Module;
 use burn::tensor::Device;
 use burn_gp::data::{ClassTable, Table};
@@ -97,7 +98,8 @@ fn a_resumed_bayesian_svm_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends(
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let start_file = dir.join("start.bgp");
-    let model = BayesianSvmConfig::tabular(3).with_num_inducing(6).init(&set.table.x, &set.table.y, 2, &device);
+    let model =
+        BayesianSvmConfig::tabular(3).with_num_inducing(6).init(&by_cols(&set.table.x, 2, &device), &set.table.y);
     model.unwrap().save(&start_file).unwrap();
     let start = || BayesianSvm::load(&start_file, &device).unwrap();
     let x = matrix(set.table.x.clone(), 120, 2, &device).unwrap();
@@ -120,7 +122,8 @@ fn a_resumed_bayesian_svm_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends(
         trained += 1;
         Ok(vec![])
     };
-    let skeleton = BayesianSvmConfig::tabular(3).with_num_inducing(6).init(&set.table.x, &set.table.y, 2, &device);
+    let skeleton =
+        BayesianSvmConfig::tabular(3).with_num_inducing(6).init(&by_cols(&set.table.x, 2, &device), &set.table.y);
     let (model, history) = skeleton.unwrap().fit_evaluated(&x, &set.table.y, &with, count).unwrap();
     assert_eq!(trained, 3, "the resumed fit trained {trained} epochs, not the last 3 of 5");
     assert_eq!(history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>(), objectives);
@@ -143,8 +146,10 @@ fn loops_without_checkpoints_refuse_a_config_that_asks_for_them() {
     let refused =
         |r: burn_gp::Result<History>| matches!(r, Err(Error::InvalidArgument { ref name, .. }) if name == "checkpoint");
     // A loop with a hook whose state it cannot save.
-    let model =
-        BayesianSvmConfig::tabular(3).with_num_inducing(5).init(&set.table.x, &set.table.y, 2, &device).unwrap();
+    let model = BayesianSvmConfig::tabular(3)
+        .with_num_inducing(5)
+        .init(&by_cols(&set.table.x, 2, &device), &set.table.y)
+        .unwrap();
     let y = matrix(
         set.table.y.iter().flat_map(|&c| (0..3).map(move |k| f64::from(u8::from(k == c)))).collect(),
         60,
@@ -173,8 +178,12 @@ fn a_resumed_deep_gp_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     let start_file = dir.join("start.bgp");
-    let build =
-        || DeepGpConfig::new(2).with_hidden(vec![2]).with_num_inducing(6).init(&set.table.x, &targets, 80, 2, &device);
+    let build = || {
+        DeepGpConfig::new(2)
+            .with_hidden(vec![2])
+            .with_num_inducing(6)
+            .init(&by_cols(&set.table.x, 2, &device), &by_rows(&targets, 80, &device))
+    };
     build().unwrap().save(&start_file).unwrap();
     let start = || DeepGp::load(&start_file, &device).unwrap();
     let (x, y) =

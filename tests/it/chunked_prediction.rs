@@ -4,6 +4,7 @@
 //! chunks of at most 1 024, 1 100 and 2 999 rows (blocks of 1 000, 1 000 and 1 500 rows). Chunks
 //! of 256 rows or fewer do change the last bit of some values (Burn's CPU kernels take other
 //! paths for small tensors), which is why the models never make them.
+use crate::common::by_cols;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 use burn_gp::data::RandomFunction;
@@ -73,7 +74,7 @@ fn svgp_and_bayesian_svm_predictions_do_not_depend_on_the_chunk_size() {
 
     // three latent GPs: the [P, rows, M] product is chunked too
     let labels: Vec<usize> = x.chunks(3).map(|r| usize::from(r[0] > 0.0) + usize::from(r[1] > 0.5)).collect();
-    let bsvm = BayesianSvmConfig::tabular(3).with_num_inducing(12).init(&x, &labels, 3, &train).unwrap();
+    let bsvm = BayesianSvmConfig::tabular(3).with_num_inducing(12).init(&by_cols(&x, 3, &train), &labels).unwrap();
     let bsvm = bsvm.fit(&xt, &labels, &config).unwrap().0.valid();
     let whole = bits(bsvm.predict_f_chunked(xs.clone(), ROWS).unwrap());
     assert_chunks_agree("Bayesian SVM", whole, |c| bits(bsvm.predict_f_chunked(xs.clone(), c).unwrap()));

@@ -899,8 +899,8 @@ fn config_initialised_model_with_identity_mean_has_correct_gradients() {
     let x2: Vec<f64> = x.iter().flat_map(|v| [*v, v.sin()]).collect();
     for mean in [MeanFunction::Zero, MeanFunction::Identity] {
         let cfg = DeepGpConfig::new(2).with_hidden(vec![2]).with_num_inducing(4).with_mean_function(mean.clone());
-        let model = cfg.init(&x2, &y, 12, 2, &ad).unwrap();
-        let plain = cfg.init(&x2, &y, 12, 2, &dev).unwrap();
+        let model = cfg.init(&by_cols(&x2, 2, &ad), &by_rows(&y, 12, &ad)).unwrap();
+        let plain = cfg.init(&by_cols(&x2, 2, &dev), &by_rows(&y, 12, &dev)).unwrap();
         assert_eq!(model.blocks[0].gp.mean_weight.is_some(), mean == MeanFunction::Identity);
         assert!(model.blocks[1].gp.mean_weight.is_none(), "no mean function on the output layer");
         check_gradients(&format!("config {mean:?}"), &model, &plain, &x2, &y, 2);
@@ -915,8 +915,8 @@ fn config_input_projection_is_a_pca_initialised_linear_layer_with_correct_gradie
     let (x, y) = step_data(12, 41);
     let x3: Vec<f64> = x.iter().flat_map(|v| [*v, v.sin(), *v]).collect();
     let cfg = DeepGpConfig::new(3).with_hidden(vec![2]).with_num_inducing(4).with_input_projection(Some(2));
-    let model = cfg.init(&x3, &y, 12, 3, &ad).unwrap();
-    let plain = cfg.init(&x3, &y, 12, 3, &dev).unwrap();
+    let model = cfg.init(&by_cols(&x3, 3, &ad), &by_rows(&y, 12, &ad)).unwrap();
+    let plain = cfg.init(&by_cols(&x3, 3, &dev), &by_rows(&y, 12, &dev)).unwrap();
     assert_eq!(model.input_dim(), 3);
     assert_eq!(model.blocks[0].gp.input_dim(), 2);
     let lin = model.blocks[0].linear.as_ref().expect("a Linear layer before the first GP layer");
@@ -928,7 +928,7 @@ fn config_input_projection_is_a_pca_initialised_linear_layer_with_correct_gradie
     assert!(names.iter().any(|n| n.contains("linear.weight")), "Linear weight not checked");
     assert!(names.iter().any(|n| n.contains("linear.bias")), "Linear bias not checked");
     // typed error for a projection wider than the input
-    let bad = DeepGpConfig::new(3).with_input_projection(Some(4)).init(&x3, &y, 12, 3, &dev);
+    let bad = DeepGpConfig::new(3).with_input_projection(Some(4)).init(&by_cols(&x3, 3, &dev), &by_rows(&y, 12, &dev));
     assert!(matches!(bad, Err(Error::InvalidArgument { .. })), "{:?}", bad.err());
 }
 
@@ -994,7 +994,7 @@ fn training_increases_the_energy_and_the_test_likelihood() {
     let (x, y) = step_data(60, 1);
     let (xt, yt) = step_data(40, 9);
     let cfg = DeepGpConfig::new(1).with_hidden(vec![2]).with_num_inducing(10).with_batch_size(20).with_lr(0.01);
-    let model = cfg.init(&x, &y, 60, 1, &ad).unwrap();
+    let model = cfg.init(&by_cols(&x, 1, &ad), &by_rows(&y, 60, &ad)).unwrap();
     let (xa, ya) = (col(&x, &ad), col(&y, &ad));
     let test_ll = |m: &DeepGp| {
         let dev = device();
@@ -1019,25 +1019,27 @@ fn bad_input_gives_typed_errors() {
     let (x, y) = step_data(20, 4);
     // wrong input width for the first layer
     let cfg = DeepGpConfig::new(2).with_num_inducing(5);
-    assert!(matches!(cfg.init(&x, &y, 20, 1, &dev), Err(Error::ShapeMismatch { .. })));
+    assert!(matches!(cfg.init(&by_cols(&x, 1, &dev), &by_rows(&y, 20, &dev)), Err(Error::ShapeMismatch { .. })));
     // zero hidden width
     let cfg = DeepGpConfig::new(1).with_hidden(vec![2, 0]).with_num_inducing(5);
-    assert!(matches!(cfg.init(&x, &y, 20, 1, &dev), Err(Error::InvalidArgument { ref name, .. }) if name == "hidden"));
+    assert!(
+        matches!(cfg.init(&by_cols(&x, 1, &dev), &by_rows(&y, 20, &dev)), Err(Error::InvalidArgument { ref name, .. }) if name == "hidden")
+    );
     // M > N
     let cfg = DeepGpConfig::new(1).with_num_inducing(21);
     assert!(
-        matches!(cfg.init(&x, &y, 20, 1, &dev), Err(Error::InvalidArgument { ref name, .. }) if name == "num_inducing")
+        matches!(cfg.init(&by_cols(&x, 1, &dev), &by_rows(&y, 20, &dev)), Err(Error::InvalidArgument { ref name, .. }) if name == "num_inducing")
     );
     // NaN in the data
     let cfg = DeepGpConfig::new(1).with_num_inducing(5);
     let mut xn = x.clone();
     xn[7] = f64::NAN;
-    assert!(matches!(cfg.init(&xn, &y, 20, 1, &dev), Err(Error::NonFinite { index: 7, .. })));
+    assert!(matches!(cfg.init(&by_cols(&xn, 1, &dev), &by_rows(&y, 20, &dev)), Err(Error::NonFinite { index: 7, .. })));
     let mut yn = y.clone();
     yn[3] = f64::INFINITY;
-    assert!(matches!(cfg.init(&x, &yn, 20, 1, &dev), Err(Error::NonFinite { index: 3, .. })));
+    assert!(matches!(cfg.init(&by_cols(&x, 1, &dev), &by_rows(&yn, 20, &dev)), Err(Error::NonFinite { index: 3, .. })));
     // wrong widths at evaluation time
-    let model = cfg.init(&x, &y, 20, 1, &dev).unwrap();
+    let model = cfg.init(&by_cols(&x, 1, &dev), &by_rows(&y, 20, &dev)).unwrap();
     assert!(matches!(
         model.energy(t2(vec![0.0; 4], 2, 2, &dev), col(&[0.0, 0.0], &dev)),
         Err(Error::ShapeMismatch { .. })
@@ -1065,7 +1067,11 @@ fn parameter_values(model: &DeepGp) -> Vec<f64> {
 fn fit_trains_with_the_train_configs_optimiser() {
     let ad = ad_device();
     let (x, y) = step_data(40, 2);
-    let model = DeepGpConfig::new(1).with_hidden(vec![2]).with_num_inducing(8).init(&x, &y, 40, 1, &ad).unwrap();
+    let model = DeepGpConfig::new(1)
+        .with_hidden(vec![2])
+        .with_num_inducing(8)
+        .init(&by_cols(&x, 1, &ad), &by_rows(&y, 40, &ad))
+        .unwrap();
     let (xa, ya) = (col(&x, &ad), col(&y, &ad));
     let config = |optimizer| TrainConfig {
         epochs: 2,
@@ -1103,7 +1109,7 @@ fn non_finite_energy_stops_training_naming_step_and_parameter() {
     let cfg = DeepGpConfig::new(1).with_num_inducing(5);
     let train = TrainConfig { epochs: 2, batch_size: 10, lr: 0.01, seed: 0, progress: false, ..Default::default() };
     for target in ["blocks.1.gp.t", "blocks.0.gp.r_raw"] {
-        let model = cfg.init(&x, &y, 20, 1, &ad).unwrap();
+        let model = cfg.init(&by_cols(&x, 1, &ad), &by_rows(&y, 20, &ad)).unwrap();
         let mut mapper = SetEntry { path: Vec::new(), target: target.to_string(), index: 1, value: f64::NAN };
         let model = model.map(&mut mapper);
         match model.fit(&col(&x, &ad), &col(&y, &ad), &train) {
@@ -1482,7 +1488,7 @@ fn t22_dgp_beats_gp_on_a_step_function() {
     let mut results = Vec::new();
     for hidden in [vec![], vec![2]] {
         let cfg = DeepGpConfig::new(1).with_hidden(hidden.clone()).with_num_inducing(20).with_seed(7);
-        let model = cfg.init(&x, &y, 200, 1, &ad).unwrap();
+        let model = cfg.init(&by_cols(&x, 1, &ad), &by_rows(&y, 200, &ad)).unwrap();
         let (model, history) = model.fit(&col(&x, &ad), &col(&y, &ad), &train).unwrap();
         let model = model.valid();
         let ll = model.predict_log_density(col(&xt, &dev), col(&yt, &dev)).unwrap().iter().sum::<f64>() / 100.0;

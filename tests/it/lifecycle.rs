@@ -4,6 +4,7 @@
 //! of another model type, damaged files (thousands of seeded mutations: `saved_mutation`) and
 //! missing files are typed errors.
 use crate::common::mlp::Mlp;
+use crate::common::{by_cols, by_rows};
 use crate::saved_mutation::assert_loads_survive_damage;
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
@@ -53,7 +54,7 @@ fn blobs(n: usize, seed: u64) -> (Vec<f64>, Vec<usize>) {
 fn trained_bsvm() -> (BayesianSvm, Vec<f64>) {
     let (x, labels) = blobs(90, 1);
     let train = base().autodiff();
-    let model = BayesianSvmConfig::tabular(3).with_num_inducing(8).init(&x, &labels, 2, &train).unwrap();
+    let model = BayesianSvmConfig::tabular(3).with_num_inducing(8).init(&by_cols(&x, 2, &train), &labels).unwrap();
     let config = TrainConfig { epochs: 5, batch_size: 30, progress: false, ..Default::default() };
     let (model, _) = model.fit(&matrix(x.clone(), 90, 2, &train).unwrap(), &labels, &config).unwrap();
     (model.valid(), x)
@@ -107,7 +108,8 @@ fn sparse_variational_models_load_and_predict_bit_for_bit() {
 
     // One-vs-rest: one binary model per class.
     let (x3, labels) = blobs(60, 2);
-    let ovr = BayesianSvmConfig::tabular(3).with_num_inducing(6).init_one_vs_rest(&x3, &labels, 2, &dev).unwrap();
+    let ovr =
+        BayesianSvmConfig::tabular(3).with_num_inducing(6).init_one_vs_rest(&by_cols(&x3, 2, &dev), &labels).unwrap();
     ovr.save(&path).unwrap();
     assert_loads_survive_damage("one-vs-rest-bsvm", &path, |p| OneVsRestBsvm::<Rbf>::load(p, &dev));
     let loaded = OneVsRestBsvm::<Rbf>::load(&path, &dev).unwrap();
@@ -167,7 +169,7 @@ fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
     let train = dev.clone().autodiff();
     let (x, labels) = blobs(60, 4);
     let y: Vec<f64> = x.chunks(2).map(|r| r[0].sin() + 0.5 * r[1]).collect();
-    let deep = DeepGpConfig::new(2).with_num_inducing(6).init(&x, &y, 60, 2, &dev).unwrap();
+    let deep = DeepGpConfig::new(2).with_num_inducing(6).init(&by_cols(&x, 2, &dev), &by_rows(&y, 60, &dev)).unwrap();
     let xt = matrix(x.clone(), 60, 2, &dev).unwrap();
     let path = temp("deep");
     deep.save(&path).unwrap();

@@ -20,7 +20,7 @@ use super::FeatureStructure;
 use crate::kernels::MaternNu;
 
 /// Interval and frequencies of the features of every dimension, as tensors on one device.
-pub struct FeatureGrid {
+pub(crate) struct FeatureGrid {
     /// Lower ends `a_d` `[1, D]`.
     pub lower: Tensor<2>,
     /// Upper ends `b_d` `[1, D]`.

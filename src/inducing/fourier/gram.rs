@@ -17,7 +17,7 @@ pub struct VffGram {
 
 impl VffGram {
     /// The Gram matrix of the given per-dimension blocks combined by `structure`.
-    pub fn new(grams: DimensionGrams, structure: FeatureStructure) -> Self {
+    pub(crate) fn new(grams: DimensionGrams, structure: FeatureStructure) -> Self {
         Self { grams, structure }
     }
 

@@ -9,7 +9,7 @@ use burn::tensor::Tensor;
 /// The capacitance matrices `C_b = I_r + W_bᵀ diag(α_b)⁻¹ W_b` (eigenvalues ≥ 1) are inverted in
 /// closed form once, at construction.
 #[derive(Clone, Debug)]
-pub struct DiagLowRank {
+pub(crate) struct DiagLowRank {
     alpha: Tensor<2>,
     w: Option<Tensor<3>>,
     /// `diag(α)⁻¹ W` `[B, n, r]`.
@@ -62,11 +62,6 @@ impl DiagLowRank {
     /// The device of the tensors.
     pub fn device(&self) -> burn::tensor::Device {
         self.alpha.device()
-    }
-
-    /// The diagonal part `α` `[B, n]`.
-    pub fn alpha(&self) -> Tensor<2> {
-        self.alpha.clone()
     }
 
     /// Item `b` of the batch as a batch of one.

@@ -8,9 +8,6 @@ mod kernel;
 mod low_rank;
 mod spectral;
 
-pub use cross::FeatureGrid;
 pub use features::{num_freq_for_budget, FourierFeatures};
 pub use gram::VffGram;
 pub use kernel::{FeatureStructure, FourierKernel};
-pub use low_rank::DiagLowRank;
-pub use spectral::DimensionGrams;

@@ -21,7 +21,7 @@ use crate::kernels::MaternNu;
 /// The two blocks of every dimension's Gram matrix: cosines (with the constant) `[D, F+1]` and
 /// sines `[D, F]`.
 #[derive(Clone, Debug)]
-pub struct DimensionGrams {
+pub(crate) struct DimensionGrams {
     /// `[1, cos_1..cos_F]` blocks.
     pub cos: DiagLowRank,
     /// `[sin_1..sin_F]` blocks.

@@ -1,6 +1,6 @@
 //! Configuration and initialisation of Bayesian SVMs with an ARD RBF kernel.
 use burn::config::Config;
-use burn::tensor::Device;
+use burn::tensor::{Device, Tensor};
 
 use super::{check_labels, BayesianSvm, OneVsRestBsvm};
 use crate::inducing::{InducingInit, InducingPoints};
@@ -69,22 +69,27 @@ impl BayesianSvmConfig {
             .with_seed(self.seed)
     }
 
-    /// A multi-class Bayesian SVM initialised on training inputs `x` `[n, d]` with class `labels`.
-    pub fn init(&self, x: &[f64], labels: &[usize], d: usize, device: &Device) -> GpResult<BayesianSvm<Rbf>> {
+    /// A multi-class Bayesian SVM initialised on the training inputs `x` `[n, d]` (on the device
+    /// it trains on, as [`fit`](crate::models::Svgp::fit) takes them) with class `labels`: the
+    /// lengthscale and the inducing points are placed on the rows of `x`.
+    pub fn init(&self, x: &Tensor<2>, labels: &[usize]) -> GpResult<BayesianSvm<Rbf>> {
+        let ([_, d], device) = (x.dims(), x.device());
+        self.init_on_rows(&crate::tensors::to_vec(x.clone()), labels, d, &device)
+    }
+
+    /// [`Self::init`] from host rows `x` `[n, d]` row-major.
+    fn init_on_rows(&self, x: &[f64], labels: &[usize], d: usize, device: &Device) -> GpResult<BayesianSvm<Rbf>> {
         let n = check_labels(labels, self.num_classes)?;
         let (kernel, inducing) = self.kernel_and_inducing(x, n, d, device)?;
         self.svgp_config(self.num_classes, n, device).init(kernel, inducing, MultiClassHinge::default(), device)
     }
 
     /// C binary Bayesian SVMs, one per class against the rest, each with its own kernel and inducing
-    /// points (placed with seed `seed + c`).
-    pub fn init_one_vs_rest(
-        &self,
-        x: &[f64],
-        labels: &[usize],
-        d: usize,
-        device: &Device,
-    ) -> GpResult<OneVsRestBsvm<Rbf>> {
+    /// points (placed with seed `seed + c` on the rows of `x` `[n, d]`).
+    pub fn init_one_vs_rest(&self, x: &Tensor<2>, labels: &[usize]) -> GpResult<OneVsRestBsvm<Rbf>> {
+        let ([_, d], device) = (x.dims(), x.device());
+        let x = crate::tensors::to_vec(x.clone());
+        let (x, device) = (&x[..], &device);
         let n = check_labels(labels, self.num_classes)?;
         let models = (0..self.num_classes)
             .map(|c| {

@@ -17,9 +17,10 @@
 //! let labels: Vec<usize> = x.chunks(d).map(|r| usize::from(r[0] > 0.0) + usize::from(r[1] > 1.0)).collect();
 //! let device = default_device()?;
 //! let train = device.clone().autodiff();
-//! let model = BayesianSvmConfig::tabular(3).with_num_inducing(8).init(&x, &labels, d, &train)?;
+//! let xt = matrix(x.clone(), n, d, &train)?;
+//! let model = BayesianSvmConfig::tabular(3).with_num_inducing(8).init(&xt, &labels)?;
 //! let config = TrainConfig::new().with_epochs(3).with_batch_size(20).with_progress(false);
-//! let (model, _history) = model.fit(&matrix(x.clone(), n, d, &train)?, &labels, &config)?;
+//! let (model, _history) = model.fit(&xt, &labels, &config)?;
 //! let (model, xs) = (model.valid(), matrix(x, n, d, &device)?);
 //! let pred = model.predict(xs.clone())?; // ClassPredictive
 //! let (accuracy, uncertainty) = (pred.accuracy(&labels)?, pred.variation_ratio(100, 0));

@@ -137,14 +137,8 @@ impl<K: Kernel, I: InducingVariables<K>, L: Likelihood> DecoupledGp<K, I, L> {
     }
 
     /// `L_S` with its upper triangle zeroed `[M_β, M_β]`.
-    pub fn l_s_lower(&self) -> Tensor<2> {
+    pub(crate) fn l_s_lower(&self) -> Tensor<2> {
         self.l_s.val().tril(0)
-    }
-
-    /// `S = L_S L_Sᵀ` `[M_β, M_β]`.
-    pub fn s_beta(&self) -> Tensor<2> {
-        let l = self.l_s_lower();
-        l.clone().matmul(l.transpose())
     }
 
     /// Replaces `(a_γ, m_β, L_S)` (keeping parameter ids and gradient settings); `a_γ` is ignored

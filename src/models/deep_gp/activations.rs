@@ -6,6 +6,7 @@ use burn::tensor::Tensor;
 /// `var = None` marks a deterministic input (the data, or a deterministic layer applied to it);
 /// the first GP layer then uses its exact `k_x` path instead of the ψ-statistics.
 #[derive(Clone, Debug)]
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub struct GaussianActivations {
     /// Means `[B, D]`.
     pub mean: Tensor<2>,

@@ -99,6 +99,7 @@ pub(crate) fn factor_terms_from(
 ///
 /// `(γt)ᵀμ = (γt)ᵀK(γt) − ‖y‖²` with `y = chol(C)⁻¹ R_γ K γt`, since `μ = K A` and
 /// `K WᵀW K = K R_γᵀ C⁻¹ R_γ K`: only matrix–vector products beyond the Cholesky.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn log_normaliser_minus_prior(
     k: Tensor<3>,
     r: Tensor<3>,
@@ -118,6 +119,7 @@ pub fn log_normaliser_minus_prior(
 /// The layer's share of the global energy terms, `Σ_d [(1 − N) φ(q) + N φ(cav) − φ(prior)]` `[1]`,
 /// from `φ(q) − ½log|K|` per function and the cavity's terms: the `log|K|` parts cancel exactly,
 /// leaving `(1 − N)(−½log|C_q| + ½t_qᵀμ_q) + N(−½log|C_c| + ½t_cᵀμ_c)`.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn global_terms(q_normaliser: Tensor<1>, cavity: &FactorTerms, num_data: usize) -> Tensor<1> {
     let n = num_data as f64;
     let per_fn = q_normaliser.mul_scalar(1.0 - n) + cavity.log_normaliser_minus_prior().mul_scalar(n);

@@ -55,11 +55,23 @@ fn projection_layer(pca: &Pca, device: &Device) -> MomentLinear {
 }
 
 impl DeepGpConfig {
-    /// Builds the model for training data `x` `[n, d]` and `y` `[n, output_dim]` (row-major).
+    /// Builds the model for training data `x` `[n, d]` and `y` `[n, output_dim]` on their device
+    /// (the one it trains on, as [`DeepGp::fit`] takes them).
     ///
-    /// Typed errors: `d ≠ input_dim` ([`Error::ShapeMismatch`]), a zero hidden width or
-    /// `num_inducing > n` ([`Error::InvalidArgument`]), NaN/Inf in `x` or `y` ([`Error::NonFinite`]).
-    pub fn init(&self, x: &[f64], y: &[f64], n: usize, d: usize, device: &Device) -> Result<DeepGp> {
+    /// Typed errors: `d ≠ input_dim` or `y`'s shape ([`Error::ShapeMismatch`]), a zero hidden
+    /// width or `num_inducing > n` ([`Error::InvalidArgument`]), NaN/Inf in `x` or `y`
+    /// ([`Error::NonFinite`]).
+    pub fn init(&self, x: &Tensor<2>, y: &Tensor<2>) -> Result<DeepGp> {
+        let ([n, d], device) = (x.dims(), x.device());
+        if y.dims()[0] != n {
+            return Err(Error::shape("DeepGpConfig::init: y rows vs x rows", n, y.dims()[0]));
+        }
+        let (x, y) = (crate::tensors::to_vec(x.clone()), crate::tensors::to_vec(y.clone()));
+        self.init_on_rows(&x, &y, n, d, &device)
+    }
+
+    /// [`Self::init`] from host rows `x` `[n, d]` and `y` `[n, output_dim]` (row-major).
+    fn init_on_rows(&self, x: &[f64], y: &[f64], n: usize, d: usize, device: &Device) -> Result<DeepGp> {
         self.validate()?;
         if d != self.input_dim {
             return Err(Error::shape("DeepGpConfig::init: input width of the first layer", self.input_dim, d));

@@ -91,7 +91,7 @@ impl DeepGpLayer {
         self.z.val().dims()[1]
     }
     /// Squared lengthscales `ℓ²` `[H, D_in]`.
-    pub fn lengthscales_sq(&self) -> Tensor<2> {
+    pub(crate) fn lengthscales_sq(&self) -> Tensor<2> {
         self.log_lengthscale.val().mul_scalar(2.0).exp()
     }
     /// Signal variances `σ_f²` `[H]`.

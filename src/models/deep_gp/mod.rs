@@ -18,8 +18,8 @@
 //! let y: Vec<f64> = x.chunks(d).map(|r| (r[0] * r[1]).sin()).collect();
 //! let device = default_device()?;
 //! let train = device.clone().autodiff();
-//! let model = DeepGpConfig::new(d).with_num_inducing(8).init(&x, &y, n, d, &train)?; // 2 layers
 //! let (xt, yt) = (matrix(x.clone(), n, d, &train)?, matrix(y.clone(), n, 1, &train)?);
+//! let model = DeepGpConfig::new(d).with_num_inducing(8).init(&xt, &yt)?; // 2 layers
 //! let config = TrainConfig::new().with_epochs(3).with_batch_size(20).with_lr(5e-3).with_progress(false);
 //! let (model, _history) = model.fit(&xt, &yt, &config)?;
 //! let (model, xs) = (model.valid(), matrix(x, n, d, &device)?);

@@ -49,7 +49,6 @@ pub use posterior::{
     cavity, ep_pass, log_z_q, run_ep, update_sites, Cavity, EpSites, Fitc, PassReport, Projection, WhitenedPosterior,
 };
 pub use reducer::{BurnCollective, HostReducer, ShardReducer};
-pub use shards::Shards;
 pub use site::{log_site_scale, mills_and_gap, site_from_tilted, tilted, Tilted};
 pub use state::{EpState, SiteSums, Snapshot};
 pub use train::minibatch_update;

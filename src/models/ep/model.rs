@@ -18,7 +18,7 @@ use crate::special::tensor::log_ndtr;
 use crate::tensors::to_vec;
 
 /// A sparse EP GP classifier: latent `f ~ GP(0, k + σ0²δ)`, `p(y = ±1 | f) = Φ(y f)`, inducing
-/// inputs `Z`. Built by [`EpGpClassifierConfig::init`]; the model holds the trainable pieces
+/// inputs `Z`. Built by [`EpGpClassifierConfig::init`](super::EpGpClassifierConfig::init); the model holds the trainable pieces
 /// (kernel, `Z`, `log σ0²`) and, once [`fit`](Self::fit) has run, its EP sites and `q(u)`, so
 /// [`predict`](Self::predict) answers from the trained posterior (before `fit`: from the prior).
 ///

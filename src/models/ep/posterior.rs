@@ -219,6 +219,7 @@ pub struct PassReport {
 
 /// Damped update of sites `idx` from their cavities: `site ← ρ·new + (1 − ρ)·old`, `ν̃` clamped to
 /// `[0, MAX_SITE_PRECISION]`. `y`, `s` and `cav` are indexed like `idx`.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn update_sites(
     sites: &mut EpSites,
     idx: &[usize],
@@ -251,6 +252,7 @@ pub fn update_sites(
 
 /// One parallel EP pass over all points with damping `ρ` (paper appendix A.4, eq. 25): every cavity
 /// from the same `q`, then every site updated.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn ep_pass(fitc: &Fitc, y: &[f64], sites: &mut EpSites, damping: f64) -> Result<PassReport> {
     let q = WhitenedPosterior::from_sites(fitc, &sites.nu, &sites.mu)?;
     let p = q.project(fitc.psi.as_ref());

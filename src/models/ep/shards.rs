@@ -31,7 +31,7 @@ pub(crate) fn shard_ranges(n: usize, k: usize) -> Result<Vec<Range<usize>>> {
 
 /// The training data split into shards, each on its device.
 #[derive(Clone, Debug)]
-pub struct Shards {
+pub(crate) struct Shards {
     /// Row range of each shard.
     pub ranges: Vec<Range<usize>>,
     /// Inputs of each shard, on its device.
@@ -55,14 +55,6 @@ impl Shards {
             ranges.iter().zip(&devices).map(|(r, dev)| x.clone().narrow(0, r.start, r.len()).to_device(dev)).collect();
         let ys = ranges.iter().map(|r| y[r.clone()].to_vec()).collect();
         Ok(Self { ranges, x: xs, y: ys, devices })
-    }
-    /// Number of shards.
-    pub fn len(&self) -> usize {
-        self.ranges.len()
-    }
-    /// True when there are no shards.
-    pub fn is_empty(&self) -> bool {
-        self.ranges.is_empty()
     }
     /// The FITC quantities of every shard at the model's current hyperparameters (one thread per
     /// shard, on the shard's device).

@@ -10,6 +10,7 @@ use crate::special::{inv_mills, log_ndtr};
 const CONTINUED_FRACTION_BELOW: f64 = -5.0;
 
 /// `λ(z) = N(z)/Φ(z)` and `λ(z) + z`, the latter without cancellation for very negative `z`.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn mills_and_gap(z: f64) -> (f64, f64) {
     if z < CONTINUED_FRACTION_BELOW {
         // λ = x + D with x = −z and D = 1/(x + 2/(x + 3/(x + …))), 40 terms bottom-up.
@@ -53,6 +54,7 @@ pub fn tilted(y: f64, a: f64, c: f64, s: f64) -> Tilted {
 /// The new site `(ν̃, μ̃)` from the tilted moments (paper eqs. 21–23 with the minus sign of eq. 23,
 /// see `docs/papers/001-ep-classification.md`, section "Errata"):
 /// `ν̃ = β/(1 − βc)`, `μ̃ = (α + βa)/(1 − βc)`; `ν̃ > 0` always for the probit.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn site_from_tilted(t: &Tilted, a: f64, c: f64) -> (f64, f64) {
     let denom = 1.0 - t.beta * c;
     (t.beta / denom, (t.alpha + t.beta * a) / denom)
@@ -61,6 +63,7 @@ pub fn site_from_tilted(t: &Tilted, a: f64, c: f64) -> (f64, f64) {
 /// `log s̃` of a site `(ν̃, μ̃)` whose cavity is `N(a, c)` (paper eq. 29 as corrected in
 /// `docs/papers/001-ep-classification.md`, section "Errata"):
 /// `log Φ(z) + ½log(1 + ν̃c) + (ν̃a² − 2μ̃a − μ̃²c) / (2(1 + ν̃c))`.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn log_site_scale(log_z: f64, nu: f64, mu: f64, a: f64, c: f64) -> f64 {
     let k = 1.0 + nu * c;
     log_z + 0.5 * k.ln() + (nu * a * a - 2.0 * mu * a - mu * mu * c) / (2.0 * k)

@@ -72,6 +72,7 @@ fn directions(fitc: &Fitc) -> Mat<f64> {
 /// `docs/papers/001-ep-classification.md`, section "Training schedules") on the points `idx` (`fitc`
 /// and `y` hold just those points): cavities with the stored and the current directions, damped site updates,
 /// incremental site sums, then the surrogate's constants.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn minibatch_update(
     fitc: &Fitc,
     y: &[f64],

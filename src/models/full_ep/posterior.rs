@@ -106,7 +106,7 @@ impl FullEpPosterior {
     /// `G = bbᵀ − S^½B⁻¹S^½` `[n, n]` row-major: `∂log Z_EP/∂θ = ½ tr(G ∂K/∂θ)` with the sites
     /// held fixed (R&W eq. 5.27; at an EP fixed point this is the gradient of the converged
     /// `log Z_EP`). `2n³/3` flops.
-    pub fn gradient_weights(&self) -> Vec<f64> {
+    pub(crate) fn gradient_weights(&self) -> Vec<f64> {
         let n = self.len();
         let inv = inverse_from_cholesky(self.lb.as_ref());
         let mut g = vec![0.0; n * n];

@@ -37,6 +37,7 @@ fn energy(
 /// labels `y = ±1` (R&W Algorithm 3.5 in parallel form: every cavity from the same `q`, then every
 /// site updated, `site ← ρ·new + (1 − ρ)·old`): the report and `log Z_EP` at the sites it started
 /// from. Repeated until the report's `max_change` is small, it is EP at a fixed kernel.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn full_ep_pass(k: MatRef<'_, f64>, y: &[f64], sites: &mut EpSites, damping: f64) -> Result<(PassReport, f64)> {
     let n = y.len();
     if k.nrows() != n {

@@ -22,6 +22,7 @@ pub fn flatten_params<M: Module>(module: &M) -> Vec<f64> {
 
 /// `module` with its float parameters replaced, in visiting order, by `values` (as produced by
 /// [`flatten_params`]); parameter ids are kept.
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub fn assign_params<M: Module>(module: M, values: &[f64]) -> M {
     struct Assign<'a> {
         values: &'a [f64],
@@ -56,6 +57,7 @@ pub(crate) fn direction(rng: &mut StdRng, p: usize) -> Vec<f64> {
 /// SPSA gains: step `a_k = a / (k + 1 + A)^0.602`, perturbation `c_k = c / (k + 1)^0.101`
 /// (Spall's recommended exponents), `k` counted from 0.
 #[derive(Clone, Copy, Debug)]
+#[doc(hidden)] // public for the crate's integration tests, not part of the API
 pub struct Spsa {
     /// Step gain `a`.
     pub a: f64,
