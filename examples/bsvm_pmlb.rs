@@ -319,14 +319,12 @@ fn run_method(
             let models = (0..c)
                 .map(|j| parts.model(&cfg.clone().with_seed(cfg.seed + j as u64), BinaryHinge::default(), 1, n, dev))
                 .collect::<Result<Vec<_>>>()?;
-            let ((ovr, histories), time) = timed(|| OneVsRestBsvm { models }.fit(&x, &split.y_train, config))?;
+            let ((ovr, history), time) = timed(|| OneVsRestBsvm { models }.fit(&x, &split.y_train, config))?;
             let ovr = ovr.valid();
             let pred = class_predictive(&split.x_test, d, &ctx.base, |xt| ovr.predict_f(xt))?;
             let accuracy = tabular::accuracy(&pred.classes(), &split.y_test);
-            let runs: Vec<(String, &History)> =
-                histories.iter().enumerate().map(|(j, h)| (format!("class {j}"), h)).collect();
-            draw(&|| pred.gh_probabilities(32), &runs)?;
-            Ok(Outcome::new(accuracy, time, &histories, None))
+            draw(&|| pred.gh_probabilities(32), &[(method.key().to_string(), &history)])?;
+            Ok(Outcome::new(accuracy, time, &[history], None))
         }
         Method::Svgp => {
             let y = one_hot(&split.y_train, c, dev)?;

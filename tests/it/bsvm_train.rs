@@ -253,3 +253,23 @@ fn bad_input_gives_typed_errors() {
     let empty = Tensor::<2>::zeros([0, 2], &dev);
     assert!(model.predict_f(empty).is_err());
 }
+
+/// One-vs-rest trains its C binary models one after another and reports one history: per epoch
+/// the sum of their objectives, each model's objective as a metric.
+#[test]
+fn one_vs_rest_fit_reports_one_history_summing_its_models() {
+    let dev = ad_device();
+    let (x, y) = blobs(&[[-2.0, 0.0], [2.0, 0.0], [0.0, 2.5]], 20, 0.5, 41);
+    let xt = by_cols(&x, 2, &dev);
+    let ovr = BayesianSvmConfig::tabular(3).with_num_inducing(5).init_one_vs_rest(&xt, &y).unwrap();
+    let config = TrainConfig { epochs: 3, batch_size: 20, progress: false, ..Default::default() };
+    let (ovr, history) = ovr.fit(&xt, &y, &config).unwrap();
+    assert_eq!(history.records.len(), 3);
+    for r in &history.records {
+        assert_eq!(r.metrics.len(), 3);
+        let sum: f64 = r.metrics.iter().map(|m| m.1).sum();
+        assert!((r.objective - sum).abs() <= 1e-12 * sum.abs(), "{} vs {sum}", r.objective);
+    }
+    let acc = ovr.valid().predict(by_cols(&x, 2, &device())).unwrap().accuracy(&y).unwrap();
+    assert!(acc > 0.8, "training accuracy {acc}");
+}

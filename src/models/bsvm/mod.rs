@@ -124,8 +124,10 @@ impl<K: Kernel> OneVsRestBsvm<K> {
     }
     /// Trains the C binary models one after another on `x` `[n, d]` with class `labels`, each by
     /// [`fit`] with `config` (so the cost is C times one binary model's). `x` must be on the
-    /// models' (autodiff) device.
-    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &TrainConfig) -> Result<(Self, Vec<History>)> {
+    /// models' (autodiff) device. The history has one record per epoch: the objective is the sum
+    /// of the C models' (each `−ELBO / N`), the seconds are summed over the models, and the
+    /// metrics `class c objective` hold each model's curve.
+    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &TrainConfig) -> Result<(Self, History)> {
         let c = self.num_classes();
         let n = check_labels(labels, c)?;
         let device = x.device();
@@ -139,6 +141,32 @@ impl<K: Kernel> OneVsRestBsvm<K> {
             models.push(model);
             histories.push(history);
         }
-        Ok((Self { models }, histories))
+        Ok((Self { models }, combined_history(&histories)))
     }
+}
+
+/// One history for models trained one after another over the same epochs: per epoch, the summed
+/// objective and seconds (elapsed: cumulative), and each model's objective as a metric.
+fn combined_history(histories: &[History]) -> History {
+    let epochs = histories.iter().map(|h| h.records.len()).min().unwrap_or(0);
+    let mut elapsed = 0.0;
+    let records = (0..epochs)
+        .map(|e| {
+            let at = |h: &History| h.records[e].clone();
+            let epoch_s: f64 = histories.iter().map(|h| at(h).epoch_s).sum();
+            elapsed += epoch_s;
+            crate::train::EpochRecord {
+                epoch: e + 1,
+                objective: histories.iter().map(|h| at(h).objective).sum(),
+                epoch_s,
+                elapsed_s: elapsed,
+                metrics: histories
+                    .iter()
+                    .enumerate()
+                    .map(|(c, h)| (format!("class {c} objective"), at(h).objective))
+                    .collect(),
+            }
+        })
+        .collect();
+    History { records }
 }
