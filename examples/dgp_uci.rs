@@ -431,10 +431,6 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
     let config = DeepGpConfig::new(d)
         .with_hidden(vec![args.hidden; args.layers - 1])
         .with_num_inducing(args.m)
-        .with_batch_size(args.run.batch)
-        .with_lr(args.run.lr)
-        .with_steps(args.steps)
-        .with_epochs((args.run.epochs > 0).then_some(args.run.epochs))
         .with_shared_hyperparameters(args.shared_hypers)
         .with_input_projection(args.input_linear)
         .with_seed(args.run.seed + split as u64);
@@ -442,7 +438,10 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
     let yt = matrix(y_train, n, 1, &dev)?;
     let model = config.init(&xt, &yt)?;
     let mut train_config = args.run.train_config();
-    train_config.epochs = config.epochs_for(n);
+    train_config.epochs = match args.run.epochs {
+        0 => DeepGpConfig::epochs_for_steps(args.steps, args.run.batch, n),
+        epochs => epochs,
+    };
     train_config.seed = args.run.seed + split as u64;
     let epochs = train_config.epochs;
     let x_eval = matrix(x_test, test.n, d, &base)?;

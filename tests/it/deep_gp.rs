@@ -993,7 +993,7 @@ fn training_increases_the_energy_and_the_test_likelihood() {
     let ad = ad_device();
     let (x, y) = step_data(60, 1);
     let (xt, yt) = step_data(40, 9);
-    let cfg = DeepGpConfig::new(1).with_hidden(vec![2]).with_num_inducing(10).with_batch_size(20).with_lr(0.01);
+    let cfg = DeepGpConfig::new(1).with_hidden(vec![2]).with_num_inducing(10);
     let model = cfg.init(&by_cols(&x, 1, &ad), &by_rows(&y, 60, &ad)).unwrap();
     let (xa, ya) = (col(&x, &ad), col(&y, &ad));
     let test_ll = |m: &DeepGp| {
