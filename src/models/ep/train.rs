@@ -13,7 +13,7 @@ use super::model::{EpGpClassifier, FrozenPosterior};
 use super::posterior::{cavity, update_sites, Cavity, Fitc, PassReport, Projection, WhitenedPosterior, CAVITY_GUARD};
 use super::reducer::{HostReducer, ShardReducer};
 use super::shards::{shard_ranges, sharded_frozen, sharded_objective, sharded_pass, Shards};
-use super::state::EpState;
+use super::state::{EpState, Snapshot};
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::linalg::host::{matmul_into, solve_upper_in_place};
@@ -222,7 +222,15 @@ impl<K: Kernel> EpGpClassifier<K> {
         // the points a step touches: the batch, or every point in the batch modes (minibatch mode
         // makes no N-sized index list)
         let all: Vec<usize> = if minibatch { Vec::new() } else { (0..n).collect() };
+        // minibatch mode checks that a step's K_uu factorises in the next step's own factorisation
+        // (no extra K_uu per step): it keeps the model before the last step and that step's
+        // snapshot, to undo the step when the next one finds K_uu singular; the last step of an
+        // epoch is checked at once, so a checkpoint holds a checked model and nothing to undo
+        let previous: RefCell<Option<(EpGpClassifier<K>, Snapshot)>> = RefCell::new(None);
+        let per_epoch = n.div_ceil(train.batch_size.max(1));
         let step = |model: EpGpClassifier<K>, batch: &[usize], at: StepIndex| -> Result<(EpGpClassifier<K>, f64)> {
+            let mut model = model;
+            let checked_now = !minibatch || at.step.is_multiple_of(per_epoch) || at.step == at.steps;
             if minibatch && at.epoch != current_epoch.get() && at.epoch > 1 {
                 current_epoch.set(at.epoch);
                 let mut st = state.borrow_mut();
@@ -238,6 +246,7 @@ impl<K: Kernel> EpGpClassifier<K> {
             let mut failure = String::new();
             for _ in 0..=MAX_BACKOFFS {
                 let saved = state.borrow().snapshot(if minibatch { batch } else { &all });
+                let singular_start = Cell::new(false);
                 let attempt = (|| -> Result<(f64, GradientsParams, Option<f64>)> {
                     let mut st = state.borrow_mut();
                     // the step rules act on the gradient of log Z_q itself (not of log Z_q / n)
@@ -245,7 +254,7 @@ impl<K: Kernel> EpGpClassifier<K> {
                         None => {
                             // K_uu and K_uf once per step, for the site updates and the surrogate
                             let kernels = model.step_kernels(&xb);
-                            let fitc = model.fitc_of(&kernels)?;
+                            let fitc = model.fitc_of(&kernels).inspect_err(|_| singular_start.set(true))?;
                             let frozen = minibatch_update(&fitc, &yb, batch, &mut st, backoff.damping.get())?.0;
                             let loss = model.surrogate_at(kernels, &yb, &frozen, scale)?.neg();
                             let value = loss.clone().into_scalar::<f64>();
@@ -273,16 +282,38 @@ impl<K: Kernel> EpGpClassifier<K> {
                         let value = value / n as f64;
                         if value.is_finite() && log_z.is_none_or(f64::is_finite) {
                             let next = optim.borrow_mut().step(backoff.lr_scale.get(), model.clone(), grads);
-                            if next.chol_kuu().is_ok() {
+                            let objective = log_z.map_or(value, |l| -l / n as f64);
+                            if !checked_now {
+                                #[cfg(test)]
+                                let next = poison::maybe(next, at.step);
+                                *previous.borrow_mut() = Some((model, saved));
                                 last_log_z.set(log_z);
-                                return Ok((next, log_z.map_or(value, |l| -l / n as f64)));
+                                return Ok((next, objective));
+                            }
+                            if next.chol_kuu().is_ok() {
+                                previous.borrow_mut().take();
+                                last_log_z.set(log_z);
+                                return Ok((next, objective));
                             }
                             failure = "the step made K_uu singular or non-finite".into();
                         } else {
                             failure = format!("the objective became {value}");
                         }
                     }
-                    Err(e) => failure = e.to_string(),
+                    Err(e) => {
+                        // K_uu of the incoming model does not factorise: the last step (not yet
+                        // checked) made it singular, so it is undone and this step retried from
+                        // the model before it, with halved damping and steps
+                        if let (true, Some((before, undo))) = (singular_start.get(), previous.borrow_mut().take()) {
+                            let mut st = state.borrow_mut();
+                            st.restore(saved);
+                            st.restore(undo);
+                            model = before;
+                            backoff.halve();
+                            continue;
+                        }
+                        failure = e.to_string();
+                    }
                 }
                 state.borrow_mut().restore(saved);
                 backoff.halve();
@@ -328,5 +359,74 @@ impl<K: Kernel> EpGpClassifier<K> {
         let posterior = state.posterior(&model, x)?;
         let log_marginal_likelihood = if minibatch { None } else { last_log_z.get() };
         Ok((model.with_fitted(state, posterior, log_marginal_likelihood), history))
+    }
+}
+
+/// A step that leaves `K_uu` singular, on demand: how the unit test below reaches the undo of an
+/// unchecked step.
+#[cfg(test)]
+mod poison {
+    use std::cell::Cell;
+
+    use super::EpGpClassifier;
+    use crate::kernels::Kernel;
+
+    thread_local! {
+        /// The step whose result gets a NaN noise, and how many times that happened.
+        pub(super) static AT: Cell<(Option<usize>, usize)> = const { Cell::new((None, 0)) };
+    }
+
+    /// `model` with `log σ0² = NaN` if `step` is the poisoned step (once).
+    pub(super) fn maybe<K: Kernel>(mut model: EpGpClassifier<K>, step: usize) -> EpGpClassifier<K> {
+        let (at, done) = AT.get();
+        if at == Some(step) && done == 0 {
+            AT.set((at, 1));
+            model.log_noise = model.log_noise.map(|t| {
+                let nan = burn::tensor::TensorData::new(vec![f64::NAN], [1]);
+                burn::tensor::Tensor::<1>::from_data(nan, &t.device()).require_grad()
+            });
+        }
+        model
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::inducing::InducingPoints;
+    use crate::kernels::Rbf;
+    use crate::tensors::matrix;
+
+    /// A minibatch step that leaves `K_uu` singular is not checked at once; the next step's
+    /// factorisation finds it, undoes it (model and sites) and goes on from the model before it.
+    #[test]
+    fn an_unchecked_step_that_breaks_k_uu_is_undone_by_the_next_step() {
+        let device = crate::device::default_device().unwrap().autodiff();
+        let n = 60;
+        let x: Vec<f64> = (0..n).map(|i| -3.0 + 6.0 * i as f64 / n as f64).collect();
+        let labels: Vec<usize> = x.iter().map(|&v| usize::from(v.sin() > 0.0)).collect();
+        let xt = matrix(x.clone(), n, 1, &device).unwrap();
+        let model = || {
+            let z = InducingPoints::new(&x[..8], 8, 1, &device).unwrap();
+            EpGpClassifier::new(Rbf::new(&[1.0], 1.0, &device).unwrap(), z, 1e-2, 1e-8, &device).unwrap()
+        };
+        let config = EpConfig::new()
+            .with_mode(super::super::EpMode::Minibatch)
+            .with_batch_size(10)
+            .with_epochs(2)
+            .with_progress(false);
+        // step 2 of 6 per epoch is not the last of its epoch: it is checked by step 3
+        poison::AT.set((Some(2), 0));
+        let (fit, history) = model().fit(&xt, &labels, &config).unwrap();
+        assert_eq!(poison::AT.get().1, 1, "the poisoned step did not run");
+        poison::AT.set((None, 0));
+        assert_eq!(history.records.len(), 2);
+        assert!(history.records.iter().all(|r| r.objective.is_finite()));
+        assert!(fit.log_noise.val().into_scalar::<f64>().is_finite());
+        let p = fit.predict_proba(&xt).unwrap();
+        assert!(p.iter().all(|p| p.is_finite()));
+        // without the poison the same run differs (the undone step and the halved steps)
+        let (clean, _) = model().fit(&xt, &labels, &config).unwrap();
+        assert_ne!(clean.predict_proba(&xt).unwrap(), p);
     }
 }
