@@ -73,6 +73,9 @@ struct Args {
     /// several sets or splits run.
     #[command(flatten)]
     file: common::ModelFileOptions,
+    /// Checkpoints: --checkpoint-dir DIR (each split in `DIR/<set>/split<k>/`), --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
     /// Shared options: batch, epochs (0 = from --steps), lr, seed, data, device, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
@@ -442,6 +445,7 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
     let mut train_config = args.run.train_config();
     train_config.epochs = config.epochs_for(n);
     train_config.seed = args.run.seed + split as u64;
+    train_config.checkpoint = args.checkpoint.config(&format!("{name}/split{split}"));
     let epochs = train_config.epochs;
     let xt = matrix(x_train, n, d, &dev)?;
     let yt = matrix(y_train, n, 1, &dev)?;
