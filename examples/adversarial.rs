@@ -321,7 +321,7 @@ fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(args: &Args, make_trunk: impl Fn
         (Some(path), _) => Some(SoftmaxNet::<T>::load(path, &devices.train)?),
         (None, Some(train)) if hybrid_file.is_none() && !args.hybrid.no_softmax => {
             let trunk = make_trunk(&devices.train);
-            Some(hybrid::train_softmax(trunk, train, &test, &args.run, &devices, false)?.0)
+            Some(hybrid::train_softmax(trunk, (train, &test), &args.run, &args.hybrid.checkpoint, &devices, false)?.0)
         }
         _ => None,
     };

@@ -158,6 +158,10 @@ struct Args {
     /// Shared options: batch, epochs, lr, seed, data, device, precision, csv (all rows), json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
+    /// Checkpoints: --checkpoint-dir DIR (each run in `DIR/<set>/split<k>/<method>/`, the
+    /// one-vs-rest models in its `class<c>/`), --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
 }
 
 /// Result of one method on one split.
@@ -396,8 +400,16 @@ fn run_split(ctx: &Ctx, set: &TabularSet, k: usize) -> Result<(Split, MethodRuns
     }
     let config = TrainConfig { seed, ..ctx.config.clone() };
     let plot = (k == 0).then_some(set.name.as_str());
-    let outcomes =
-        ctx.args.methods.iter().map(|&m| (m, run_method(ctx, m, &split, (&cfg, &parts, &config), plot))).collect();
+    let outcomes = ctx
+        .args
+        .methods
+        .iter()
+        .map(|&m| {
+            let checkpoint = ctx.args.checkpoint.config(&format!("{}/split{k}/{}", set.name, m.key()));
+            let config = TrainConfig { checkpoint, ..config.clone() };
+            (m, run_method(ctx, m, &split, (&cfg, &parts, &config), plot))
+        })
+        .collect();
     Ok((split, outcomes))
 }
 

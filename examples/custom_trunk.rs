@@ -40,6 +40,7 @@ use burn_gp::nets::{
 };
 use burn_gp::saved::{Blueprint, SavedModel, Spec};
 use burn_gp::tensors::matrix;
+use burn_gp::train::TrainConfig;
 use burn_gp::Result;
 use serde_json::json;
 
@@ -124,6 +125,9 @@ struct Args {
     /// same task, data set and seed).
     #[command(flatten)]
     file: common::ModelFileOptions,
+    /// Checkpoints: --checkpoint-dir DIR, --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
     /// Shared options: batch, epochs, lr, seed, data, device, precision, csv, json, no-progress, plot.
     #[command(flatten)]
     run: RunOptions,
@@ -230,7 +234,8 @@ where
         None => {
             let mlp = Mlp::new(d, args.hidden, args.features, &devices.train);
             let net = recipe.init_with(mlp, train, &devices.train)?;
-            let (net, history) = fit_hybrid(net, train, recipe, &args.run.train_config(), |_, _| Ok(vec![]))?;
+            let config = TrainConfig { checkpoint: args.checkpoint.config(""), ..args.run.train_config() };
+            let (net, history) = fit_hybrid(net, train, recipe, &config, |_, _| Ok(vec![]))?;
             args.run.write_curve(&history)?;
             let title = format!("GP head on a custom MLP ({:?}): training", args.task);
             args.run.plot.figures("custom_trunk")?.curves("curves", &title, &[("mlp + gp head", &history)])?;

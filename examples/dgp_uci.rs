@@ -73,6 +73,9 @@ struct Args {
     /// several sets or splits run.
     #[command(flatten)]
     file: common::ModelFileOptions,
+    /// Checkpoints: --checkpoint-dir DIR (each split in `DIR/<set>/split<k>/`), --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
     /// Shared options: batch, epochs (0 = from --steps), lr, seed, data, device, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
@@ -443,6 +446,7 @@ fn run_split(args: &Args, root: &Path, name: &str, split: usize, single: bool) -
         epochs => epochs,
     };
     train_config.seed = args.run.seed + split as u64;
+    train_config.checkpoint = args.checkpoint.config(&format!("{name}/split{split}"));
     let epochs = train_config.epochs;
     let x_eval = matrix(x_test, test.n, d, &base)?;
     let y_test = test.y.clone();

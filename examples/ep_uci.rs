@@ -78,6 +78,10 @@ struct Args {
     raw_features: bool,
     #[command(flatten)]
     opts: common::BasicOptions,
+    /// Checkpoints: --checkpoint-dir DIR (each run in `DIR/<dataset>/m<m>/<mode>/split<k>/`),
+    /// --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
     /// `--plot DIR`: training curves and reliability diagrams as SVG files.
     #[command(flatten)]
     plot: common::plot::PlotOptions,
@@ -183,7 +187,9 @@ fn outcome(log_density: Vec<f64>, y_test: &[f64], train_s: f64, train_cpu_s: Opt
     }
 }
 
-fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64) -> Result<Outcome> {
+/// Trains `method` on one split with `m` inducing points (checkpoints in `run`, a sub-folder of
+/// `--checkpoint-dir`) and scores it on the split's test rows.
+fn run_method(method: Method, args: &Args, data: &SplitData, (m, seed): (usize, u64), run: &str) -> Result<Outcome> {
     let (base, dev) = args.opts.devices()?;
     let (n, d) = (data.y_train.len(), data.d);
     let z = inducing_subset(&data.x_train, n, d, m, seed)?;
@@ -202,7 +208,8 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 .with_iterations(args.iterations)
                 .with_seed(seed)
                 .with_evaluate_every(0)
-                .with_progress(!args.opts.no_progress);
+                .with_progress(!args.opts.no_progress)
+                .with_checkpoint(args.checkpoint.config(run));
             let (fitted, history) = model.fit(&x, &classes(&data.y_train), &config)?;
             let (train_s, done) = (t0.elapsed().as_secs_f64(), cpu0.zip(process_cpu_s()).map(|(a, b)| b - a));
             let x_test = Tensor::from_data(x_test.to_data(), &dev);
@@ -219,6 +226,7 @@ fn run_method(method: Method, args: &Args, data: &SplitData, m: usize, seed: u64
                 lr: args.svi_lr,
                 seed,
                 progress: !args.opts.no_progress,
+                checkpoint: args.checkpoint.config(run),
                 ..Default::default()
             };
             let (model, history) = fit(
@@ -306,7 +314,8 @@ fn run(args: Args) -> Result<()> {
             for &method in &ordered {
                 let mut results = Vec::new();
                 for (k, data) in splits.iter().enumerate() {
-                    let r = run_method(method, &args, data, m, args.seed + k as u64)?;
+                    let run = format!("{name}/m{m}/{}/split{k}", method.name());
+                    let r = run_method(method, &args, data, (m, args.seed + k as u64), &run)?;
                     if !args.opts.no_progress {
                         eprintln!(
                             "{name} m={m} {} split {k}: NLL {:.4}, error {:.4}, {:.2} s",

@@ -93,6 +93,9 @@ struct Args {
     /// Shared options: data, device, json, no-progress.
     #[command(flatten)]
     basic: common::BasicOptions,
+    /// Checkpoints: --checkpoint-dir DIR (each split in `DIR/<method>/split<k>/`), --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
     /// `--plot DIR`: the first split's training curves as an SVG file.
     #[command(flatten)]
     plot: common::plot::PlotOptions,
@@ -184,6 +187,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
         seed: args.seed,
         progress: args.basic.progress(),
         eval_every: args.eval_every,
+        checkpoint: None,
     };
     if args.splits == 0 {
         return Err(burn_gp::Error::invalid("splits", "must be positive"));
@@ -193,7 +197,8 @@ fn run(args: Args) -> burn_gp::Result<()> {
     for split in args.first_split..args.first_split + args.splits {
         let (train, test) = load_split(&root, &source, split, &args)?;
         let data = prepare(&train, &test)?;
-        let out = run_method(args.method, &data, &settings, &base, &dev)?;
+        let checkpoint = args.checkpoint.config(&format!("{}/split{split}", args.method.name()));
+        let out = run_method(args.method, &data, &Settings { checkpoint, ..settings.clone() }, &base, &dev)?;
         let sc = scores(&out.mean, &out.var, &data.y_test)?;
         if split == args.first_split {
             if let Some(path) = &args.csv {

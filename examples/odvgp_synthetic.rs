@@ -88,6 +88,9 @@ struct Args {
     /// Shared options: data (unused), device, json, no-progress.
     #[command(flatten)]
     basic: common::BasicOptions,
+    /// Checkpoints: --checkpoint-dir DIR (each run in `DIR/rep<r>/<method>[_b<β>]/`), --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
     /// `--plot DIR`: predictive bands and training curves as SVG files.
     #[command(flatten)]
     plot: common::plot::PlotOptions,
@@ -175,6 +178,10 @@ fn run(args: Args) -> burn_gp::Result<()> {
                 seed,
                 progress: args.basic.progress(),
                 eval_every: 0,
+                checkpoint: args.checkpoint.config(&match beta {
+                    0 => format!("rep{rep}/{}", method.name()),
+                    b => format!("rep{rep}/{}_b{b}", method.name()),
+                }),
             };
             let out = run_method(method, &data, &settings, &base, &dev)?;
             let sc = scores(&out.mean, &out.var, &data.y_test)?;

@@ -581,9 +581,10 @@ fn run_method<K: Kernel>(
     let seed = args.seed.wrapping_add(class as u64);
     let progress = args.opts.progress();
     let classes: Vec<usize> = split.labels_train.iter().map(|&l| usize::from(l == class)).collect();
+    let run = format!("class{class}/{}", method.key());
     let t0 = Instant::now();
     if method == Method::Skew2 {
-        let config = args.skew.skew_config(2, n, seed, progress);
+        let config = args.skew.skew_config(2, n, seed, progress).with_checkpoint(args.skew.checkpoint.config(&run));
         let model = config.init(kernel(&train_dev)?, &x)?;
         let (fit, history) = model.fit(&x, &classes, &config)?;
         let report = fit.fit_report().expect("a fit leaves its report").clone();
@@ -608,12 +609,12 @@ fn run_method<K: Kernel>(
         let (ep, history) = FullEpClassifier::new(kernel(&train_dev)?, 1e-6)?.fit(
             &x,
             &classes,
-            &args.skew.ep_config(seed, progress),
+            &args.skew.ep_config(seed, progress).with_checkpoint(args.skew.checkpoint.config(&run)),
         )?;
         (host_pair(ep.predict_f(&x_test)?), history)
     } else {
         let inducing = ep_inducing(args, split, seed, &train_dev)?;
-        let (ep, history) = args.skew.fit_ep(kernel(&train_dev)?, inducing, &x, &classes, seed, progress)?;
+        let (ep, history) = args.skew.fit_ep(kernel(&train_dev)?, inducing, &x, &classes, (seed, progress), &run)?;
         (host_pair(ep.predict_f(&x_test)?), history)
     };
     let prob = mean.iter().zip(&var).map(|(mu, v)| norm_cdf(mu / (1.0 + v).sqrt())).collect();

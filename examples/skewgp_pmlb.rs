@@ -862,6 +862,8 @@ fn run_method(
     let prob = match method {
         "skew2" | "skew0" => {
             let config = skew_config(args, if method == "skew2" { 2 } else { 0 }, seed, n);
+            let config =
+                config.with_checkpoint(args.skew.checkpoint.config(&format!("{set_name}/fold{fold_index}/{method}")));
             let model = config.init(kernel, &x)?;
             let (fit, history) = model.fit(&x, &fold.y_train, &config)?;
             let posterior = fit.posterior().expect("a fit leaves its posterior");
@@ -885,7 +887,8 @@ fn run_method(
             prediction
         }
         _ => {
-            let (fitted, history) = fit_ep(args, kernel, fold, &x, &train_dev, seed)?;
+            let run = format!("{set_name}/fold{fold_index}/{method}");
+            let (fitted, history) = fit_ep(args, kernel, (fold, &x), &train_dev, seed, &run)?;
             let prob = fitted.predict_proba(&Tensor::from_data(x_test.to_data(), &train_dev))?;
             let ep_s = t0.elapsed().as_secs_f64();
             draw(&prob, &history)?;
@@ -963,21 +966,23 @@ fn skew_config(args: &Args, s: i64, seed: u64, n: usize) -> SkewGpConfig {
     }
 }
 
-/// GP-EP (full: inducing inputs fixed at the training rows) trained by batch SEP; with
-/// `--ep-validation`, [`fit_ep_selected`].
+/// GP-EP (full: inducing inputs fixed at the training rows) trained by batch SEP, checkpointed in
+/// the sub-folder `run` of `--checkpoint-dir`; with `--ep-validation`, [`fit_ep_selected`] (not
+/// checkpointed: the best step it keeps lives outside the EP loop, so a resumed invocation
+/// trains it again from the start).
 fn fit_ep(
     args: &Args,
     kernel: Rbf,
-    fold: &Fold,
-    x: &Tensor<2>,
+    (fold, x): (&Fold, &Tensor<2>),
     train_dev: &Device,
     seed: u64,
+    run: &str,
 ) -> Result<(EpGpClassifier<Rbf>, History)> {
     if args.ep_validation {
         return fit_ep_selected(args, kernel, fold, x, train_dev, seed);
     }
     let inducing = InducingPoints::new(&fold.x_train, fold.y_train.len(), fold.d, train_dev)?;
-    args.skew.fit_ep(kernel, inducing, x, &fold.y_train, seed, args.opts.progress())
+    args.skew.fit_ep(kernel, inducing, x, &fold.y_train, (seed, args.opts.progress()), run)
 }
 
 /// GP-EP with its hyperparameter step chosen as the skew GPs choose their epoch: batch SEP on

@@ -24,7 +24,7 @@ use burn_gp::metrics;
 use burn_gp::models::{Svgp, SvgpConfig};
 use burn_gp::saved::{Blueprint, SavedModel};
 use burn_gp::tensors::{matrix, to_vec};
-use burn_gp::train::{fit, EpochRecord, History};
+use burn_gp::train::{fit, EpochRecord, History, TrainConfig};
 use burn_gp::{Error, Result};
 use clap::{Parser, ValueEnum};
 use common::plot::Figures;
@@ -59,6 +59,9 @@ struct Args {
     /// Model file: --save FILE, --load FILE (evaluate only; same data options).
     #[command(flatten)]
     file: common::ModelFileOptions,
+    /// Checkpoints: --checkpoint-dir DIR, --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
     /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
@@ -144,7 +147,7 @@ fn train<L: Likelihood + Blueprint>(
         likelihood,
         dev,
     )?;
-    let config = args.run.train_config();
+    let config = TrainConfig { checkpoint: args.checkpoint.config(""), ..args.run.train_config() };
     let evaluate = |m: &Svgp<Rbf, InducingPoints, L>, _| -> Result<Vec<(String, f64)>> {
         let probs = class_probabilities(m, &x_eval, data.classes)?;
         Ok(vec![
@@ -192,7 +195,15 @@ fn run(args: Args) -> Result<()> {
         let y = one_hot(&data.y_train, data.classes, &dev)?;
         match args.likelihood {
             MultiClass::Robustmax => train(&args, &data, RobustMax::default(), y, &dev, &base, &figures)?,
-            MultiClass::Softmax => train(&args, &data, Softmax::default(), y, &dev, &base, &figures)?,
+            MultiClass::Softmax => {
+                if args.checkpoint.checkpoint_dir.is_some() {
+                    eprintln!(
+                        "svgp_classify: the softmax likelihood draws its Monte Carlo samples from the backend's \
+                         generator, which a checkpoint does not hold: a resumed run goes on, but not bit for bit"
+                    );
+                }
+                train(&args, &data, Softmax::default(), y, &dev, &base, &figures)?
+            }
         }
     };
     args.run.write_curve(&history)?;

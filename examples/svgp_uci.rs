@@ -5,8 +5,8 @@
 //! cargo run --release --example svgp_uci -- --save kin8nm.bgp      # then --load kin8nm.bgp: evaluate only
 //! ```
 //! With `--json` the last stdout line is
-//! `{"example":"svgp_uci","dataset":…,"split":…,"m":…,"epochs":…,"epoch_s":…,"epoch_times_s":[…],"rmse":…,"test_ll":…,"backend":…}`
-//! (RMSE and mean test log-likelihood per point in the data's original units; `epoch_s` is the mean
+//! `{"example":"svgp_uci","dataset":…,"split":…,"m":…,"epochs":…,"epoch_s":…,"epoch_times_s":[…],"objective":…,"rmse":…,"test_ll":…,"backend":…}`
+//! (`objective`: the last epoch's mean −ELBO/N; RMSE and mean test log-likelihood per point in the data's original units; `epoch_s` is the mean
 //! wall time of one training epoch, evaluation excluded). `--plot DIR` writes
 //! `svgp_uci_curves.svg` (objective, test RMSE and log-likelihood per epoch).
 use std::time::Instant;
@@ -19,7 +19,7 @@ use burn_gp::likelihoods::Gaussian;
 use burn_gp::models::{Svgp, SvgpConfig};
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::{matrix, to_vec};
-use burn_gp::train::{fit, History};
+use burn_gp::train::{fit, History, TrainConfig};
 use clap::Parser;
 
 mod common;
@@ -40,6 +40,9 @@ struct Args {
     /// Model file: --save FILE, --load FILE (evaluate only).
     #[command(flatten)]
     file: common::ModelFileOptions,
+    /// Checkpoints: --checkpoint-dir DIR, --resume.
+    #[command(flatten)]
+    checkpoint: common::CheckpointOptions,
     /// Shared options: batch, epochs, lr, seed, data, device, csv, json, no-progress, plot.
     #[command(flatten)]
     run: common::RunOptions,
@@ -72,7 +75,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
         Gaussian::new(0.1, &dev)?,
         &dev,
     )?;
-    let config = args.run.train_config();
+    let config = TrainConfig { checkpoint: args.checkpoint.config(""), ..args.run.train_config() };
     let y_test = test.y.clone();
     let evaluate = |m: &Svgp<Rbf, InducingPoints, Gaussian>, _epoch: usize| {
         let (mean, var) = m.predict_y(x_eval.clone())?;
@@ -133,6 +136,7 @@ fn run(args: Args) -> burn_gp::Result<()> {
             "epochs": args.run.epochs,
             "epoch_s": history.mean_epoch_s(),
             "epoch_times_s": history.records.iter().map(|r| r.epoch_s).collect::<Vec<_>>(),
+            "objective": final_objective,
             "rmse": rmse,
             "test_ll": test_ll,
             "backend": backend,

@@ -10,7 +10,7 @@ use burn_gp::kernels::{AdditiveMatern, MaternNu};
 use burn_gp::likelihoods::Gaussian;
 use burn_gp::models::{fit_decoupled, DecoupledGp, DecoupledGpConfig, Sgpr, Svgp, SvgpConfig};
 use burn_gp::tensors::{matrix, to_vec};
-use burn_gp::train::{fit, History, TrainConfig};
+use burn_gp::train::{fit, CheckpointConfig, History, TrainConfig};
 use burn_gp::{Error, Result};
 
 /// Rows per prediction chunk.
@@ -89,6 +89,8 @@ pub struct Settings {
     pub progress: bool,
     /// Evaluate on the test set every this many epochs (0: only after the last).
     pub eval_every: usize,
+    /// Checkpoints of the run (`--checkpoint-dir`, a folder of its own per run).
+    pub checkpoint: Option<CheckpointConfig>,
 }
 
 /// A trained method's test predictions and cost.
@@ -131,7 +133,15 @@ fn train_config(s: &Settings, n: usize, batch: usize, iterations: usize) -> (Tra
     let per_epoch = n.div_ceil(batch);
     let epochs = iterations.div_ceil(per_epoch).max(1);
     (
-        TrainConfig { epochs, batch_size: batch, lr: s.lr, seed: s.seed, progress: s.progress, ..Default::default() },
+        TrainConfig {
+            epochs,
+            batch_size: batch,
+            lr: s.lr,
+            seed: s.seed,
+            progress: s.progress,
+            checkpoint: s.checkpoint.clone(),
+            ..Default::default()
+        },
         epochs * per_epoch,
     )
 }

@@ -22,10 +22,10 @@ use burn_gp::nets::{
 };
 use burn_gp::saved::{Blueprint, SavedModel};
 use burn_gp::tensors::to_vec;
-use burn_gp::train::{fit, CheckpointConfig, History, TrainConfig};
+use burn_gp::train::{fit, History, TrainConfig};
 use burn_gp::Result;
 
-use super::common::{print_table, Devices, RunOptions};
+use super::common::{print_table, CheckpointOptions, Devices, RunOptions};
 
 /// The hybrid examples' defaults, the library's training recipe ([`HybridConfig::train_config`]):
 /// batch 128, 3 epochs, Adam at 1e-3 annealed along half a cosine to 0, f32.
@@ -187,15 +187,10 @@ pub struct HybridOptions {
     /// Weight β on the head's data term (tempering; 1 = the untempered ELBO, below 1 a wider q(u)).
     #[arg(long, default_value_t = 1.0)]
     pub likelihood_weight: f64,
-    /// Write a checkpoint of the hybrid's training (`DIR/HybridNet.ckpt`: network, optimiser and
-    /// q(u) states, epochs done, history) atomically after every epoch
-    /// (`burn_gp::train::CheckpointConfig`); the softmax baseline is not checkpointed.
-    #[arg(long)]
-    pub checkpoint_dir: Option<PathBuf>,
-    /// With --checkpoint-dir: continue from the checkpoint there, if any (same data options,
-    /// --batch, --epochs and --seed); the run ends bit for bit where the uninterrupted run ends.
-    #[arg(long, requires = "checkpoint_dir")]
-    pub resume: bool,
+    /// Checkpoints: --checkpoint-dir DIR (the hybrid's `DIR/HybridNet.ckpt` and the softmax
+    /// baseline's `DIR/SoftmaxNet.ckpt`, after every epoch), --resume.
+    #[command(flatten)]
+    pub checkpoint: super::common::CheckpointOptions,
 }
 
 /// The training images and, with `--calibration N`, the last `N` of them held out (not trained
@@ -487,12 +482,7 @@ fn train_hybrid_on<T: Trunk<Input = Tensor<4>>, S: TrainingSet<Input = Tensor<4>
 ) -> Result<(HybridNet<T>, History)> {
     let recipe = recipe(train.num_classes, opts, run);
     let net = recipe.init(trunk, train, &devices.train)?;
-    let checkpoint = opts.checkpoint_dir.as_ref().map(|dir| CheckpointConfig {
-        dir: dir.clone(),
-        every_epochs: 1,
-        resume: opts.resume,
-    });
-    let config = TrainConfig { checkpoint, ..run.train_config() };
+    let config = TrainConfig { checkpoint: opts.checkpoint.config(""), ..run.train_config() };
     let base = devices.base.clone();
     let evaluate = |m: &HybridNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
         let pred = hybrid_predictive(m, test, &base)?;
@@ -561,6 +551,12 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
     devices: &Devices,
     dir: &std::path::Path,
 ) -> Result<(HybridNet<T>, f64)> {
+    if opts.checkpoint.checkpoint_dir.is_some() {
+        return Err(burn_gp::Error::invalid(
+            "checkpoint_dir",
+            "--learner keeps burn-train's own checkpoints under --learner-dir; drop --checkpoint-dir or --learner",
+        ));
+    }
     #[cfg(not(feature = "learner"))]
     {
         let _ = (trunk, train, test, opts, run, devices, dir);
@@ -612,12 +608,13 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
 pub const TRACE_HEADER: &str = "step,epoch,loss,data_per_image,kl_per_image,batch_acc,raw_spread,raw_offset,head_spread,trunk_grad_norm,natural_step,kernel_variance,mean_lengthscale,q_mu_rms,q_sqrt_diag";
 
 /// Trains the softmax baseline with the same trunk architecture, optimiser and budget.
-/// With `augment`, the minibatches are augmented as the hybrid's are (the same draws).
+/// With `augment`, the minibatches are augmented as the hybrid's are (the same draws); with
+/// `--checkpoint-dir`, checkpointed to `DIR/SoftmaxNet.ckpt` (beside the hybrid's).
 pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
     trunk: T,
-    train: &ImageSet,
-    test: &ImageSet,
+    (train, test): (&ImageSet, &ImageSet),
     run: &RunOptions,
+    checkpoint: &CheckpointOptions,
     devices: &Devices,
     augment: bool,
 ) -> Result<(SoftmaxNet<T>, History)> {
@@ -635,7 +632,7 @@ pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
     fit(
         net,
         train.n,
-        &run.train_config(),
+        &TrainConfig { checkpoint: checkpoint.config(""), ..run.train_config() },
         |m, idx| {
             let b: ImageBatch = match &augmented {
                 Some(augmented) => augmented.image_batch(idx, &dev)?,
@@ -703,8 +700,14 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         Some(path) => Some((SoftmaxNet::<T>::load(path, &devices.base)?, f64::NAN)),
         None if opts.no_softmax || opts.file.load.is_some() => None,
         None => {
-            let (net, history) =
-                train_softmax(make_trunk(&devices.train, &train)?, &train, &test, run, &devices, opts.augment)?;
+            let (net, history) = train_softmax(
+                make_trunk(&devices.train, &train)?,
+                (&train, &test),
+                run,
+                &opts.checkpoint,
+                &devices,
+                opts.augment,
+            )?;
             let net = net.valid();
             if let Some(path) = &opts.save_softmax {
                 net.save(path)?;

@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use burn::tensor::Device;
-use burn_gp::train::{LrSchedule, OptimizerConfig, TrainConfig};
+use burn_gp::train::{CheckpointConfig, LrSchedule, OptimizerConfig, TrainConfig};
 
 pub mod plot;
 
@@ -76,6 +76,33 @@ pub struct ModelFileOptions {
     /// Load a model saved by --save (run with the same data options) and only evaluate it.
     #[arg(long)]
     pub load: Option<PathBuf>,
+}
+
+/// `--checkpoint-dir DIR` / `--resume` of the examples that train through the library's
+/// checkpointing loops (`burn_gp::train::CheckpointConfig`; docs/examples.md lists them).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct CheckpointOptions {
+    /// Write a checkpoint of every training run (model, optimiser and loop state, epochs done,
+    /// history) atomically after every epoch: `DIR/<Model>.ckpt`, or `DIR/<run>/<Model>.ckpt`
+    /// where one invocation trains several models (docs/examples.md names the sub-folders).
+    #[arg(long, value_name = "DIR")]
+    pub checkpoint_dir: Option<PathBuf>,
+    /// With --checkpoint-dir: continue every run from its checkpoint there, if any (rerun with
+    /// the same options); each run ends bit for bit where the uninterrupted run ends, and a
+    /// finished run is read back without training.
+    #[arg(long, requires = "checkpoint_dir")]
+    pub resume: bool,
+}
+
+impl CheckpointOptions {
+    /// The checkpoint settings of one training run: a checkpoint after every epoch in
+    /// `--checkpoint-dir` (`run` empty) or in its sub-folder `run` (one per model trained, so
+    /// that no two runs share a file); `None` without `--checkpoint-dir`.
+    pub fn config(&self, run: &str) -> Option<CheckpointConfig> {
+        let dir = self.checkpoint_dir.as_ref()?;
+        let dir = if run.is_empty() { dir.clone() } else { dir.join(run) };
+        Some(CheckpointConfig { dir, every_epochs: 1, resume: self.resume })
+    }
 }
 
 /// The `--optimizer` choices.

@@ -62,6 +62,10 @@ pub struct SkewOptions {
     /// GP-EP hyperparameter steps (batch SEP).
     #[arg(long, default_value_t = 150)]
     pub ep_iterations: usize,
+    /// Checkpoints: --checkpoint-dir DIR (each training run in a sub-folder of its own, see
+    /// docs/examples.md), --resume.
+    #[command(flatten)]
+    pub checkpoint: super::common::CheckpointOptions,
 }
 
 /// `--chain-start` values (see [`ChainStart`]).
@@ -105,18 +109,19 @@ impl SkewOptions {
     }
 
     /// GP-EP with `kernel` and fixed `inducing` inputs, trained by batch SEP on the rows of `x`
-    /// (autodiff device) with labels `y ∈ {0, 1}`.
+    /// (autodiff device) with labels `y ∈ {0, 1}`; checkpointed in the sub-folder `run` of
+    /// `--checkpoint-dir`.
     pub fn fit_ep<K: Kernel>(
         &self,
         kernel: K,
         inducing: InducingPoints,
         x: &Tensor<2>,
         y: &[usize],
-        seed: u64,
-        progress: bool,
+        (seed, progress): (u64, bool),
+        run: &str,
     ) -> Result<(EpGpClassifier<K>, burn_gp::train::History)> {
         let model = EpGpClassifier::new(kernel, inducing.no_grad(), 1e-6, 1e-8, &x.device())?;
-        model.fit(x, y, &self.ep_config(seed, progress))
+        model.fit(x, y, &self.ep_config(seed, progress).with_checkpoint(self.checkpoint.config(run)))
     }
 
     /// GP-EP's training settings: batch SEP for `--ep-iterations` steps.

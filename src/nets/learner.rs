@@ -7,7 +7,8 @@
 //!   just as [`fit_hybrid`](super::fit_hybrid) does.
 //! - [`head_loaders`] turns any [`TrainingSet`] ([`ImageSet`](crate::data::ImageSet),
 //!   [`ClassTable`](crate::data::ClassTable), [`Table`](crate::data::Table), your own) into
-//!   burn-train data loaders: a [`SetIndices`] dataset and a [`SetBatcher`].
+//!   burn-train data loaders: training minibatches in the order of the library's own loop
+//!   ([`MiniBatches`]), validation minibatches of a [`SetIndices`] dataset and a [`SetBatcher`].
 //! - [`ScheduledLr`](crate::train::ScheduledLr) is the recipe's learning-rate schedule as a Burn
 //!   scheduler.
 //!
@@ -58,27 +59,32 @@
 //! worker, whose natural-gradient states would drift apart: there train `q(u)` by Adam
 //! (`natural_step = 0`).
 //!
-//! **Checkpoints** hold the network, the optimiser and the schedule, not the natural-gradient
-//! state or the count of steps towards freezing the feature normaliser
-//! ([`HybridConfig::standardize_steps`]): both live beside the module, as the optimiser's state
-//! does. To resume a run from a checkpoint, build the `LearnerNet` from the checkpoint's network:
-//! its state then starts from that `q(u)`, and its step count from zero (past the warm-up, pass
-//! `standardize_steps: Some(0)`).
+//! **Checkpoints** (`with_default_checkpointers`) hold the network, the optimiser and the
+//! schedule; the `LearnerNet`'s module record also carries the optimiser steps done and the
+//! natural-gradient state of `q(u)` (rewritten after every optimiser step), which it takes back
+//! on the first step after burn-train loads a checkpoint. burn-train does not restore its data
+//! loaders: resume with [`head_loaders_after`] the checkpoint's epoch, so that the run sees the
+//! minibatches of the uninterrupted one. A run resumed so
+//! (`SupervisedTraining::checkpoint(epoch)`, a fresh `LearnerNet` of the same architecture)
+//! ends bit for bit where the uninterrupted run ends (test
+//! `learner::a_learner_run_resumed_from_its_checkpoint_ends_where_the_uninterrupted_one_ends`).
 use std::any::Any;
 use std::fmt;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use burn::data::dataloader::batcher::Batcher;
 use burn::data::dataloader::{DataLoader, DataLoaderBuilder};
+use burn::data::dataloader::{DataLoaderIterator, Progress};
 use burn::data::dataset::{Dataset, DatasetError};
-use burn::module::Module;
+use burn::module::{Module, Param};
 use burn::optim::lr_scheduler::module_lr_scheduler::ModuleLearningRate;
 use burn::optim::{GradientsParams, ModuleOptimizer, MultiGradientsParams};
-use burn::tensor::{Device, Tensor};
+use burn::tensor::{Device, Tensor, TensorData};
 use burn_train::{ClassificationOutput, InferenceStep, ItemLazy, RegressionOutput, TrainOutput, TrainStep};
 
 use super::hybrid_training::start_natural;
 use super::{FrozenStatistics, HeadLikelihood, HybridConfig, HybridNet, HybridObjective, TrainingSet, Trunk};
+use crate::data::MiniBatches;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::likelihoods::{Gaussian, MultiClassHinge};
@@ -158,10 +164,29 @@ pub struct HeadLoaders<I> {
     pub valid: HeadLoader<I>,
 }
 
-/// Data loaders for training on `train` (minibatches of `batch_size`, shuffled by `seed`) and
+/// Data loaders for training on `train` (minibatches of `batch_size` shuffled by `seed`, epoch
+/// `e`'s being those [`fit_hybrid`](super::fit_hybrid) trains on in its epoch `e`) and
 /// validating on `valid` (in order); errors if the two sets have different target widths or
 /// `batch_size` is 0.
 pub fn head_loaders<S>(train: Arc<S>, valid: Arc<S>, batch_size: usize, seed: u64) -> Result<HeadLoaders<S::Input>>
+where
+    S: TrainingSet + Send + Sync + 'static,
+    S::Input: Clone + fmt::Debug + Send + 'static,
+{
+    head_loaders_after(train, valid, batch_size, seed, 0)
+}
+
+/// [`head_loaders`] for a run resumed from burn-train's checkpoint of epoch `epochs_done`
+/// (`SupervisedTraining::checkpoint(epochs_done)`): its training loader starts with the
+/// minibatches of epoch `epochs_done + 1` of the uninterrupted run (burn-train restores the
+/// network, the optimiser and the schedule, not the data loader's position).
+pub fn head_loaders_after<S>(
+    train: Arc<S>,
+    valid: Arc<S>,
+    batch_size: usize,
+    seed: u64,
+    epochs_done: usize,
+) -> Result<HeadLoaders<S::Input>>
 where
     S: TrainingSet + Send + Sync + 'static,
     S::Input: Clone + fmt::Debug + Send + 'static,
@@ -175,11 +200,118 @@ where
     if train.is_empty() || valid.is_empty() {
         return Err(Error::Empty { context: "head_loaders: training or validation set".into() });
     }
-    let (train_indices, valid_indices) = (SetIndices::of(train.as_ref()), SetIndices::of(valid.as_ref()));
-    let train_loader =
-        DataLoaderBuilder::new(SetBatcher::new(train)).batch_size(batch_size).shuffle(seed).build(train_indices);
-    let valid_loader = DataLoaderBuilder::new(SetBatcher::new(valid)).batch_size(batch_size).build(valid_indices);
-    Ok(HeadLoaders { train: train_loader, valid: valid_loader })
+    let rows = 0..train.len();
+    let train_loader = EpochLoader::new(train, rows, batch_size, seed, epochs_done, Device::default())?;
+    let valid_loader = DataLoaderBuilder::new(SetBatcher::new(valid.clone()))
+        .batch_size(batch_size)
+        .build(SetIndices::of(valid.as_ref()));
+    Ok(HeadLoaders { train: Arc::new(train_loader), valid: valid_loader })
+}
+
+/// The training loader of [`head_loaders_after`]: one epoch of [`MiniBatches`] per `iter()`.
+/// The copies burn-train makes for its device (`to_device`) share the position; a slice (one
+/// device's part under burn-train's multi-device strategies) draws its own batches of its rows
+/// from the same seed, starting at the same epoch.
+struct EpochLoader<S> {
+    set: Arc<S>,
+    /// The rows of the set it draws from.
+    rows: std::ops::Range<usize>,
+    batch_size: usize,
+    seed: u64,
+    /// The sampler and the epochs it has drawn.
+    batches: Arc<Mutex<(MiniBatches, usize)>>,
+    device: Device,
+}
+
+impl<S: TrainingSet> EpochLoader<S> {
+    /// Minibatches of `rows` of `set` drawn from `seed`, after `epochs_done` epochs.
+    fn new(
+        set: Arc<S>,
+        rows: std::ops::Range<usize>,
+        batch_size: usize,
+        seed: u64,
+        epochs_done: usize,
+        device: Device,
+    ) -> Result<Self> {
+        let mut batches = MiniBatches::new(rows.len(), batch_size, seed)?;
+        for _ in 0..epochs_done {
+            batches.next_epoch();
+        }
+        Ok(Self { set, rows, batch_size, seed, batches: Arc::new(Mutex::new((batches, epochs_done))), device })
+    }
+
+    fn sampler(&self) -> std::sync::MutexGuard<'_, (MiniBatches, usize)> {
+        self.batches.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<S> burn::data::dataloader::DataLoader<HeadBatch<S::Input>> for EpochLoader<S>
+where
+    S: TrainingSet + Send + Sync + 'static,
+    S::Input: Send + 'static,
+{
+    fn iter<'a>(&'a self) -> Box<dyn DataLoaderIterator<HeadBatch<S::Input>> + 'a> {
+        let mut batches = {
+            let mut sampler = self.sampler();
+            sampler.1 += 1;
+            sampler.0.next_epoch()
+        };
+        batches.iter_mut().flatten().for_each(|i| *i += self.rows.start);
+        Box::new(EpochIter { loader: self, batches: batches.into_iter(), done: 0 })
+    }
+
+    fn num_items(&self) -> usize {
+        self.rows.len()
+    }
+
+    fn to_device(&self, device: &Device) -> Arc<dyn burn::data::dataloader::DataLoader<HeadBatch<S::Input>>> {
+        Arc::new(Self {
+            set: self.set.clone(),
+            rows: self.rows.clone(),
+            batch_size: self.batch_size,
+            seed: self.seed,
+            batches: self.batches.clone(),
+            device: device.clone(),
+        })
+    }
+
+    /// # Panics
+    /// On an empty slice, which burn-train's split of a loader among devices never asks for
+    /// (Burn's `DataLoader::slice` cannot return an error).
+    fn slice(&self, start: usize, end: usize) -> Arc<dyn burn::data::dataloader::DataLoader<HeadBatch<S::Input>>> {
+        let rows = self.rows.start + start..self.rows.start + end.min(self.rows.len());
+        let epochs_done = self.sampler().1;
+        match Self::new(self.set.clone(), rows, self.batch_size, self.seed, epochs_done, self.device.clone()) {
+            Ok(loader) => Arc::new(loader),
+            Err(e) => panic!("the slice {start}..{end} of a head loader: {e}"),
+        }
+    }
+}
+
+/// The minibatches of one epoch of an [`EpochLoader`].
+struct EpochIter<'a, S> {
+    loader: &'a EpochLoader<S>,
+    batches: std::vec::IntoIter<Vec<usize>>,
+    done: usize,
+}
+
+impl<S: TrainingSet> Iterator for EpochIter<'_, S> {
+    type Item = std::result::Result<HeadBatch<S::Input>, DatasetError>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let idx = self.batches.next()?;
+        self.done += idx.len();
+        Some(match self.loader.set.batch(&idx, &self.loader.device) {
+            Ok((input, targets)) => Ok(HeadBatch { input, targets }),
+            Err(e) => Err(DatasetError::new(e)),
+        })
+    }
+}
+
+impl<S: TrainingSet> DataLoaderIterator<HeadBatch<S::Input>> for EpochIter<'_, S> {
+    fn progress(&self) -> Progress {
+        Progress::new(self.done, self.loader.rows.len(), Some("items".to_string()))
+    }
 }
 
 /// The likelihoods a [`LearnerNet`]'s head can have, with the burn-train output each reports.
@@ -212,6 +344,10 @@ impl LearnerHead for Gaussian {
 pub struct LearnerNet<T: Trunk, K: Kernel, L: HeadLikelihood> {
     /// The network being trained.
     pub net: HybridNet<T, K, L>,
+    /// The optimiser steps done and the natural-gradient state as numbers (see
+    /// [`HeadLikelihood::natural_to_values`]), rewritten after every optimiser step: a parameter
+    /// without gradient, so that burn-train's checkpoints of the module carry them.
+    carried: Param<Tensor<1>>,
     /// What carries from one training step to the next (natural-gradient state, steps done),
     /// shared by the clones the `Learner` makes of the model.
     #[module(skip)]
@@ -248,7 +384,8 @@ where
             standardize_steps: recipe.standardize_steps,
             frozen_statistics: recipe.frozen_statistics,
         };
-        Ok(Self { net, steps: StepSlot(Arc::new(Mutex::new(steps))) })
+        let carried = carried_param::<L>(&steps, &net.head.q_mu.val().device())?;
+        Ok(Self { net, carried, steps: StepSlot(Arc::new(Mutex::new(steps))) })
     }
 
     /// The trained network; errors if a natural-gradient step failed during training (the head
@@ -260,13 +397,48 @@ where
         }
     }
 
-    /// What follows every optimiser step: the natural-gradient step of `q(u)`, and the count
-    /// towards freezing the feature normaliser.
+    /// What follows every optimiser step: the natural-gradient step of `q(u)`, the count
+    /// towards freezing the feature normaliser, and the carried state for a checkpoint.
     fn after_optimizer_step(&mut self) {
         self.natural_step();
         let mut slot = self.steps.lock();
         slot.steps_done += 1;
         self.net.norm = self.net.norm.clone().for_step(slot.steps_done, slot.standardize_steps, slot.frozen_statistics);
+        match carried_param::<L>(&slot, &self.carried.val().device()) {
+            Ok(carried) => self.carried = carried,
+            Err(e) => _ = slot.error.get_or_insert(e),
+        }
+    }
+
+    /// After burn-train loaded a checkpoint into the module (its carried step count is not the
+    /// one this run has reached): takes the steps done and the natural-gradient state back from
+    /// it, and returns the network with its feature normaliser as it stood at that step (for
+    /// this step's forward pass; the next optimiser step sets the module's own).
+    fn take_back_checkpoint(&self) -> Option<HybridNet<T, K, L>> {
+        let mut slot = self.steps.lock();
+        let carried_steps = self.carried.val().narrow(0, 0, 1).into_scalar::<f64>();
+        if carried_steps == slot.steps_done as f64 || slot.error.is_some() {
+            return None;
+        }
+        let values = crate::tensors::to_vec(self.carried.val());
+        let restored = match (&slot.state, values.len()) {
+            (None, 1) => Ok(None),
+            (Some(_), len) if len > 1 => L::natural_from_values(&self.net.head, &values[1..]).map(Some),
+            _ => Err(Error::invalid("checkpoint", "the checkpoint's natural-gradient state does not fit this recipe")),
+        };
+        match restored {
+            Ok(state) => {
+                slot.state = state.map(|s| Box::new(s) as Box<dyn Any + Send>);
+                slot.steps_done = carried_steps as usize;
+                let mut net = self.net.clone();
+                net.norm = net.norm.for_step(slot.steps_done, slot.standardize_steps, slot.frozen_statistics);
+                Some(net)
+            }
+            Err(e) => {
+                slot.error = Some(e);
+                None
+            }
+        }
     }
 
     /// The natural-gradient step of the head's `q(u)` on the minibatches of the last training
@@ -320,7 +492,13 @@ where
     /// If the batch does not fit the network (the trunk rejects the input, or the targets are not
     /// `[B, outputs]`): use [`head_loaders`] on a set the network was built for.
     fn step(&self, batch: HeadBatch<T::Input>) -> TrainOutput<L::Output> {
-        let objective = self.objective(batch.input, batch.targets.clone());
+        let objective = match self.take_back_checkpoint() {
+            Some(net) => match net.objective(batch.input, batch.targets.clone()) {
+                Ok(objective) => objective,
+                Err(e) => panic!("LearnerNet: {e}"),
+            },
+            None => self.objective(batch.input, batch.targets.clone()),
+        };
         {
             let mut slot = self.steps.lock();
             if slot.state.is_some() {
@@ -386,6 +564,23 @@ struct StepState {
     standardize_steps: Option<usize>,
     /// The recipe's [`HybridConfig::frozen_statistics`].
     frozen_statistics: FrozenStatistics,
+}
+
+/// The carried parameter of a [`LearnerNet`]: `[steps done, natural-gradient state …]` (only
+/// the steps where Adam trains `q(u)`), without gradient, on `device`.
+fn carried_param<L: HeadLikelihood>(slot: &StepState, device: &Device) -> Result<Param<Tensor<1>>>
+where
+    L::Natural: 'static,
+{
+    let mut values = vec![slot.steps_done as f64];
+    if let Some(state) = &slot.state {
+        let state = state
+            .downcast_ref::<L::Natural>()
+            .ok_or_else(|| Error::invalid("checkpoint", "the natural-gradient state is of another likelihood"))?;
+        values.extend(L::natural_to_values(state)?);
+    }
+    let len = values.len();
+    Ok(Param::from_tensor(Tensor::from_data(TensorData::new(values, [len]), device)).set_require_grad(false))
 }
 
 impl StepSlot {

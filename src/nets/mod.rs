@@ -77,7 +77,10 @@ pub use hybrid_config::HybridConfig;
 pub use hybrid_training::{fit_hybrid, fit_hybrid_traced, HybridStep};
 pub use input_standardiser::InputStandardiser;
 #[cfg(feature = "learner")]
-pub use learner::{head_loaders, HeadBatch, HeadLoader, HeadLoaders, LearnerHead, LearnerNet, SetBatcher, SetIndices};
+pub use learner::{
+    head_loaders, head_loaders_after, HeadBatch, HeadLoader, HeadLoaders, LearnerHead, LearnerNet, SetBatcher,
+    SetIndices,
+};
 pub use mnist_trunk::{MnistTrunk, MnistTrunkConfig};
 pub use softmax_net::SoftmaxNet;
 pub use training_set::TrainingSet;

@@ -131,6 +131,37 @@ fn a_resumed_bayesian_svm_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends(
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// One-vs-rest Bayesian SVMs share a type and settings: with checkpoints each class's model
+/// writes a folder of its own (`class<c>/`), so a checkpointed fit, and a rerun that reads the
+/// finished models back, end where the fit without checkpoints ends (one shared file would hand
+/// class 0's model to every class).
+#[test]
+fn one_vs_rest_models_checkpoint_each_in_a_folder_of_its_own() {
+    use burn_gp::kernels::Rbf;
+    use burn_gp::models::{BayesianSvmConfig, OneVsRestBsvm};
+    let device = crate::common::ad_device();
+    let set = table(60);
+    let dir = fresh_dir("ovr");
+    let init = BayesianSvmConfig::tabular(3)
+        .with_num_inducing(5)
+        .init_one_vs_rest(&by_cols(&set.table.x, 2, &device), &set.table.y);
+    let start = dir.join("start.bgp");
+    init.unwrap().save(&start).unwrap();
+    let load = || OneVsRestBsvm::<Rbf>::load(&start, &device).unwrap();
+    let x = matrix(set.table.x.clone(), 60, 2, &device).unwrap();
+    let config =
+        |checkpoint| TrainConfig { epochs: 2, batch_size: 20, progress: false, checkpoint, ..Default::default() };
+    let means = |m: OneVsRestBsvm<Rbf>| bits(&to_vec(m.valid().predict_f(x.clone().inner()).unwrap().0));
+    let plain = means(load().fit(&x, &set.table.y, &config(None)).unwrap().0);
+    let with = config(Some(CheckpointConfig::every_epoch(dir.join("ckpt"))));
+    assert!(means(load().fit(&x, &set.table.y, &with).unwrap().0) == plain, "the checkpointed fit ends elsewhere");
+    for c in 0..3 {
+        assert!(dir.join(format!("ckpt/class{c}/Svgp.ckpt")).exists(), "no checkpoint of class {c}");
+    }
+    assert!(means(load().fit(&x, &set.table.y, &with).unwrap().0) == plain, "the models read back differ");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 #[test]
 fn loops_without_checkpoints_refuse_a_config_that_asks_for_them() {
     use burn_gp::models::BayesianSvmConfig;
@@ -251,6 +282,16 @@ fn checkpoint_child_process() {
     std::fs::write(out, format!("{}\n{trained}", lines.join("\n"))).unwrap();
 }
 
+/// Polls (every 2 ms, at most 300 s) until the running `child` has written `file`.
+fn wait_for_first_checkpoint(child: &mut std::process::Child, file: &std::path::Path) {
+    let started = std::time::Instant::now();
+    while !file.exists() {
+        assert!(started.elapsed().as_secs() < 300, "no checkpoint after 300 s");
+        assert!(child.try_wait().unwrap().is_none(), "the child ended before its first checkpoint");
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+}
+
 /// Issue 95's end-to-end check: a training process killed by SIGKILL at a seeded random moment
 /// after its first checkpoint (perhaps while it writes one) is resumed by a new process, which
 /// ends bit for bit where an uninterrupted process ends.
@@ -258,7 +299,7 @@ fn checkpoint_child_process() {
 fn a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process() {
     use rand::{RngExt, SeedableRng};
     use std::process::{Command, Stdio};
-    use std::time::{Duration, Instant};
+    use std::time::Duration;
     let dir = std::env::temp_dir().join(format!("burn-gp-sigkill-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -274,12 +315,7 @@ fn a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process() {
     assert!(child(format!(":{}", plain_out.display())).status().unwrap().success(), "the uninterrupted child failed");
 
     let mut run = child(task(&ckpt, &resumed_out)).spawn().unwrap();
-    let started = Instant::now();
-    while !ckpt.join("HybridNet.ckpt").exists() {
-        assert!(started.elapsed() < Duration::from_secs(300), "no checkpoint after 300 s");
-        assert!(run.try_wait().unwrap().is_none(), "the child ended before its first checkpoint");
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    wait_for_first_checkpoint(&mut run, &ckpt.join("HybridNet.ckpt"));
     let delay = rand::rngs::StdRng::seed_from_u64(95).random_range(0..400);
     std::thread::sleep(Duration::from_millis(delay));
     run.kill().unwrap(); // SIGKILL on Unix
@@ -299,6 +335,97 @@ fn a_run_killed_by_sigkill_resumes_bit_for_bit_in_a_new_process() {
         "killed after {delay} ms past the first checkpoint; the new process trained the last {rest} of 20 epochs"
     );
     assert!(plain == resumed, "the resumed process ended elsewhere than the uninterrupted one");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// The compiled example `name` beside this test binary (`target/<profile>/deps/it-…` →
+/// `target/<profile>/examples/<name>`), if it is there and takes `--checkpoint-dir` (an older
+/// build does not); else why not.
+fn example_binary(name: &str) -> Result<std::path::PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let profile = exe.parent().and_then(|deps| deps.parent()).ok_or("no target/<profile> above the test binary")?;
+    let path = profile.join("examples").join(format!("{name}{}", std::env::consts::EXE_SUFFIX));
+    let help = std::process::Command::new(&path).arg("--help").output();
+    match help {
+        Ok(out) if String::from_utf8_lossy(&out.stdout).contains("--checkpoint-dir") => Ok(path),
+        Ok(_) => Err(format!("{} is an older build without --checkpoint-dir", path.display())),
+        Err(e) => Err(format!("{} is not built ({e})", path.display())),
+    }
+}
+
+/// The last stdout line of an example run with `--json`, without its timing keys (`…_s`,
+/// `…time…`, `…elapsed…`), and its stderr.
+fn final_json_line(out: std::process::Output) -> (serde_json::Map<String, serde_json::Value>, String) {
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "the example failed: {stderr}");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    let line = stdout.lines().last().unwrap_or_default();
+    let serde_json::Value::Object(mut keys) = serde_json::from_str(line).unwrap() else {
+        panic!("not an object: {line}")
+    };
+    keys.retain(|k, _| !(k.ends_with("_s") || k.contains("time") || k.contains("elapsed")));
+    (keys, stderr)
+}
+
+/// Issue 95's end-to-end check on an example: `svgp_uci` (300 epochs on yacht, a checkpoint
+/// after each) killed by SIGKILL at a seeded random moment after its first checkpoint, then
+/// rerun with `--resume`, prints the final `--json` line of an uninterrupted run (timings aside).
+/// The example binary is built by `cargo test` with no filter or `cargo build --examples`;
+/// without it (`cargo test --test it`) the test says it is skipped and why.
+#[cfg(unix)]
+#[test]
+fn an_example_killed_by_sigkill_resumes_to_the_uninterrupted_json_line() {
+    use rand::{RngExt, SeedableRng};
+    use std::process::{Command, Stdio};
+    use std::time::Instant;
+    let test = "checkpoints::an_example_killed_by_sigkill_resumes_to_the_uninterrupted_json_line";
+    let exe = match example_binary("svgp_uci") {
+        Ok(exe) => exe,
+        Err(why) => {
+            eprintln!("SKIPPED {test}: {why}; run `cargo build --examples` (or `cargo test` with no filter) first");
+            return;
+        }
+    };
+    let Some(root) = crate::common::data_root_or_skip() else {
+        eprintln!("SKIPPED {test}: no data directory (uci_regression/yacht)");
+        return;
+    };
+    let dir = fresh_dir("example-sigkill");
+    let run = |extra: &[&str]| {
+        let mut c = Command::new(&exe);
+        c.args(["--dataset", "yacht", "--split", "0", "--m", "16", "--batch", "32", "--epochs", "300"])
+            .args(["--json", "--no-progress", "--data"])
+            .arg(&root)
+            .args(extra)
+            .env("RAYON_NUM_THREADS", "1") // the same threads in every run, and light on CI's cores
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        c
+    };
+    let t0 = Instant::now();
+    let (plain, _) = final_json_line(run(&[]).output().unwrap());
+    let plain_s = t0.elapsed();
+    let ckpt = dir.join("ckpt");
+    let with = ["--checkpoint-dir", ckpt.to_str().unwrap()];
+    let mut child = run(&with).stdout(Stdio::null()).stderr(Stdio::null()).spawn().unwrap();
+    wait_for_first_checkpoint(&mut child, &ckpt.join("Svgp.ckpt"));
+    // a checkpointed run takes longer than the plain one: 10–70 % of that is well before its end
+    let fraction = rand::rngs::StdRng::seed_from_u64(95).random_range(0.1..0.7);
+    std::thread::sleep(plain_s.mul_f64(fraction));
+    assert!(child.try_wait().unwrap().is_none(), "the example finished before it was killed: nothing was tested");
+    child.kill().unwrap(); // SIGKILL
+    child.wait().unwrap();
+
+    let (resumed, stderr) = final_json_line(run(&[with[0], with[1], "--resume"]).output().unwrap());
+    assert!(!stderr.contains("epoch 1/300 "), "the rerun trained from epoch 1: it did not resume\n{stderr}");
+    assert!(plain.contains_key("rmse") && plain.contains_key("objective"), "{plain:?}");
+    assert_eq!(resumed, plain, "the resumed example printed another final line");
+    eprintln!(
+        "{test}: killed {:.0} ms after the first checkpoint ({:.0} % of the plain run's {:.2} s); resumed to the same line",
+        plain_s.mul_f64(fraction).as_secs_f64() * 1e3,
+        fraction * 100.0,
+        plain_s.as_secs_f64()
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

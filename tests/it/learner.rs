@@ -175,3 +175,79 @@ fn the_data_adapters_reject_bad_input_with_typed_errors() {
     let natural = regression.with_natural_step(0.02);
     assert!(matches!(LearnerNet::new(net, &natural), Err(Error::InvalidArgument { .. })));
 }
+
+/// burn-train's checkpoints resume bit for bit (issue 95): a run of 4 epochs, and a run stopped
+/// after its checkpoint of epoch 2 then resumed from it in a fresh `Learner` (a fresh
+/// `LearnerNet` skeleton with other weights, `SupervisedTraining::checkpoint(2)`, loaders from
+/// `head_loaders_after(…, 2)`), end with the same network to the last bit. The recipe exercises
+/// what burn-train does not restore itself: the natural-gradient state of `q(u)` (with a falling
+/// step size, so its step count matters), the steps towards freezing the feature normaliser
+/// (frozen at step 4 of 12, before the resumption at step 6) and the minibatch order.
+#[test]
+fn a_learner_run_resumed_from_its_checkpoint_ends_where_the_uninterrupted_one_ends() {
+    use burn_gp::nets::head_loaders_after;
+    use burn_gp::saved::SavedModel;
+    let dev = ad_device();
+    let train = blobs(90, 7);
+    let mut recipe = HybridConfig::classes(3)
+        .with_init_samples(90)
+        .with_natural_step_start(Some(0.5))
+        .with_standardize_steps(Some(4));
+    recipe.head.num_inducing = 16;
+    let config = TrainConfig {
+        epochs: 4,
+        batch_size: 32,
+        lr: 3e-3,
+        seed: 2,
+        progress: false,
+        schedule: burn_gp::train::LrSchedule::Cosine { final_fraction: 0.0 },
+        ..Default::default()
+    };
+    let skeleton = || recipe.init(Mlp::new(2, 16, 4, 0, &dev), &train, &dev).unwrap();
+    // Both runs start from one saved network: the device's generator is shared with other tests.
+    let start_dir = artifacts("resume-start");
+    std::fs::create_dir_all(&start_dir).unwrap();
+    let start_file = start_dir.join("start.bgp");
+    skeleton().save(&start_file).unwrap();
+    let run = |dir: &PathBuf, net: HybridNet<Mlp>, epochs: usize, resume_from: Option<usize>| {
+        let epochs_done = resume_from.unwrap_or(0);
+        let (train, valid) = (Arc::new(train.clone()), Arc::new(train.clone()));
+        let loaders = head_loaders_after(train, valid, config.batch_size, config.seed, epochs_done).unwrap();
+        let learner = Learner::new(
+            LearnerNet::new(net, &recipe).unwrap(),
+            config.optimizer.init().unwrap(),
+            ScheduledLr::new(&config, 90usize.div_ceil(config.batch_size)).unwrap(),
+        );
+        let mut training = SupervisedTraining::new(dir, loaders.train, loaders.valid)
+            .metrics((LossMetric::new(),))
+            .with_default_checkpointers()
+            .num_epochs(epochs);
+        if let Some(epoch) = resume_from {
+            training = training.checkpoint(epoch);
+        }
+        let result = training.launch(learner);
+        assert!(result.error.is_none(), "training failed: {:?}", result.error);
+        let net = result.model.into_net().unwrap();
+        assert_eq!(net.norm.frozen_statistics(), Some(FrozenStatistics::MeanAndVariance));
+        net
+    };
+    let bits = |net: HybridNet<Mlp>| {
+        let net = net.valid();
+        let x = burn_gp::tensors::matrix(train.table.x.clone(), train.table.n, 2, &net.head.q_mu.val().device());
+        let x = x.unwrap();
+        let mut values = to_vec(net.marginals(x).unwrap().0);
+        values.extend(to_vec(net.head.q_mu.val()));
+        values.extend(to_vec(net.head.q_sqrt.val()));
+        values.iter().map(|v| v.to_bits()).collect::<Vec<u64>>()
+    };
+    let load = || HybridNet::<Mlp>::load(&start_file, &dev).unwrap();
+    let (whole, parts) = (artifacts("resume-whole"), artifacts("resume-parts"));
+    let uninterrupted = bits(run(&whole, load(), 4, None));
+    let stopped = bits(run(&parts, load(), 2, None));
+    assert!(stopped != uninterrupted, "two epochs of four already end where four do: the test checks nothing");
+    let resumed = bits(run(&parts, skeleton(), 4, Some(2)));
+    assert!(resumed == uninterrupted, "the resumed Learner run ends elsewhere than the uninterrupted one");
+    for dir in [start_dir, whole, parts] {
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}

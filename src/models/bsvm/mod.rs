@@ -47,7 +47,7 @@ use crate::kernels::{Kernel, Rbf};
 use crate::likelihoods::{one_hot, BinaryHinge, MultiClassHinge};
 use crate::models::{ClassPredictive, Svgp};
 use crate::tensors::{matrix, to_vec};
-use crate::train::{fit, History, TrainConfig};
+use crate::train::{fit, CheckpointConfig, History, TrainConfig};
 
 /// Multi-class Bayesian SVM: C GPs with a shared kernel and inducing points, Crammer–Singer hinge.
 pub type BayesianSvm<K = Rbf> = Svgp<K, InducingPoints, MultiClassHinge>;
@@ -126,7 +126,9 @@ impl<K: Kernel> OneVsRestBsvm<K> {
     /// [`fit`] with `config` (so the cost is C times one binary model's). `x` must be on the
     /// models' (autodiff) device. The history has one record per epoch: the objective is the sum
     /// of the C models' (each `−ELBO / N`), the seconds are summed over the models, and the
-    /// metrics `class c objective` hold each model's curve.
+    /// metrics `class c objective` hold each model's curve. With [`TrainConfig::checkpoint`] set,
+    /// model `c` checkpoints in the sub-folder `class<c>` of its folder (the models share a type
+    /// and settings, so one file would mix them), and a resumed fit reads the finished models back.
     pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &TrainConfig) -> Result<(Self, History)> {
         let c = self.num_classes();
         let n = check_labels(labels, c)?;
@@ -137,7 +139,15 @@ impl<K: Kernel> OneVsRestBsvm<K> {
         for (class, model) in self.models.into_iter().enumerate() {
             let y: Vec<f64> = (0..n).map(|i| targets[i * c + class]).collect();
             let y = matrix(y, n, 1, &device)?;
-            let (model, history) = fit(model, n, config, |m, idx| m.minibatch_loss(x, &y, idx), |_, _| Ok(Vec::new()))?;
+            let config = TrainConfig {
+                checkpoint: config
+                    .checkpoint
+                    .as_ref()
+                    .map(|c| CheckpointConfig { dir: c.dir.join(format!("class{class}")), ..c.clone() }),
+                ..config.clone()
+            };
+            let (model, history) =
+                fit(model, n, &config, |m, idx| m.minibatch_loss(x, &y, idx), |_, _| Ok(Vec::new()))?;
             models.push(model);
             histories.push(history);
         }
