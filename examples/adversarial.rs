@@ -47,11 +47,13 @@ use burn_gp::calibration::{TemperatureScaling, VarianceScaling};
 use burn_gp::data::{data_root, load_cifar10, load_mnist, ImageSet, MnistVariant, Subset};
 use burn_gp::metrics::{accuracy, roc_auc, roc_curve};
 use burn_gp::models::{entropy, ClassPredictive};
-use burn_gp::nets::{image_batch, Cifar10TrunkConfig, HybridConfig, HybridNet, MnistTrunkConfig, SoftmaxNet, Trunk};
+use burn_gp::nets::{
+    fgsm, image_batch, Cifar10TrunkConfig, HybridConfig, HybridNet, MnistTrunkConfig, SoftmaxNet, Trunk,
+};
 use burn_gp::saved::Blueprint;
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
-use burn_gp::{Error, Result};
+use burn_gp::Result;
 
 mod common;
 #[path = "common/hybrid.rs"]
@@ -142,13 +144,6 @@ impl AttackLoss {
 /// Images per attacked batch.
 const CHUNK: usize = 250;
 
-/// `clip(x + ε·sign(∇ₓ loss), 0, 1)` for the images `x` of a batch and its summed loss.
-fn fgsm_step(images: Tensor<4>, loss: Tensor<1>, eps: f64) -> Result<Tensor<4>> {
-    let grads = loss.backward();
-    let g = images.grad(&grads).ok_or_else(|| Error::invalid("fgsm", "no gradient reached the input images"))?;
-    Ok((images.inner() + g.sign().mul_scalar(eps)).clamp(0.0, 1.0))
-}
-
 /// The hybrid's latent marginals on FGSM images of `set`, the attack ascending `loss` (for
 /// `Hinge`, `−Σ_n ℓ*_n`). `net` is frozen (no parameter gradients, normaliser on its running
 /// statistics) on the autodiff device.
@@ -172,7 +167,7 @@ fn attack_hybrid<T: Trunk<Input = Tensor<4>>>(
             }
             AttackLoss::Hinge => net.data_terms(images.clone(), b.targets)?.sum().neg(),
         };
-        let (m, v) = valid.marginals(fgsm_step(images, loss, eps)?)?;
+        let (m, v) = valid.marginals(fgsm(images, loss, eps)?)?;
         means.extend(to_vec(m));
         vars.extend(to_vec(v));
     }
@@ -196,7 +191,7 @@ fn attack_softmax<T: Trunk<Input = Tensor<4>>>(
         let b = image_batch(set, &idx, &devices.train)?;
         let images = b.images.require_grad();
         let loss = net.loss(images.clone(), b.labels);
-        let adv = fgsm_step(images, loss, eps)?;
+        let adv = fgsm(images, loss, eps)?;
         logits.extend(to_vec(valid.logits(adv.clone())));
         let (m, v) = hybrid.marginals(adv)?;
         means.extend(to_vec(m));

@@ -8,7 +8,6 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use burn::module::Module;
-use burn::tensor::activation::softmax;
 use burn::tensor::{Device, Tensor};
 use burn_gp::calibration::{MeanFieldScaling, TemperatureScaling, VarianceScaling};
 use burn_gp::data::{
@@ -321,36 +320,13 @@ pub struct Scores {
     pub mean_vr: Option<f64>,
 }
 
-/// Evaluation chunk (images per forward pass).
-const CHUNK: usize = 500;
-
-fn chunks(n: usize) -> impl Iterator<Item = Vec<usize>> {
-    (0..n.div_ceil(CHUNK)).map(move |k| (k * CHUNK..((k + 1) * CHUNK).min(n)).collect())
-}
-
-/// Class marginals of the hybrid on every image of `set`.
+/// Class marginals of the hybrid on every image of `set` (the library's chunked prediction).
 pub fn hybrid_predictive<T: Trunk<Input = Tensor<4>>>(
     net: &HybridNet<T>,
     set: &ImageSet,
     device: &Device,
 ) -> Result<ClassPredictive> {
-    let (mut mean, mut var) = (Vec::new(), Vec::new());
-    for idx in chunks(set.n) {
-        let b = image_batch(set, &idx, device)?;
-        let (m, v) = net.marginals(b.images)?;
-        mean.extend(to_vec(m));
-        var.extend(to_vec(v));
-    }
-    ClassPredictive::new(mean, var, set.num_classes)
-}
-
-/// The rows `[n, C]` that `rows_of` gives for the images of `set`, a chunk at a time.
-fn per_chunk(set: &ImageSet, device: &Device, rows_of: impl Fn(Tensor<4>) -> Tensor<2>) -> Result<Vec<f64>> {
-    let mut rows = Vec::new();
-    for idx in chunks(set.n) {
-        rows.extend(to_vec(rows_of(image_batch(set, &idx, device)?.images)));
-    }
-    Ok(rows)
+    net.predict_images(set, device)
 }
 
 /// Logits `[n, C]` of the baseline on every image of `set`.
@@ -359,16 +335,7 @@ pub fn softmax_logits<T: Trunk<Input = Tensor<4>>>(
     set: &ImageSet,
     device: &Device,
 ) -> Result<Vec<f64>> {
-    per_chunk(set, device, |images| net.logits(images))
-}
-
-/// Softmax probabilities of the baseline on every image of `set`.
-fn softmax_probabilities<T: Trunk<Input = Tensor<4>>>(
-    net: &SoftmaxNet<T>,
-    set: &ImageSet,
-    device: &Device,
-) -> Result<Vec<f64>> {
-    per_chunk(set, device, |images| softmax(net.logits(images), 1))
+    net.logits_of_images(set, device)
 }
 
 /// Accuracy, NLL and ECE of class probabilities `[n, C]`.
@@ -625,7 +592,7 @@ pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
     let net = SoftmaxNet::new(trunk, train.num_classes, &devices.train);
     let base = devices.base.clone();
     let evaluate = |m: &SoftmaxNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
-        let probs = softmax_probabilities(m, test, &base)?;
+        let probs = m.probabilities_of_images(test, &base)?;
         Ok(vec![("test_acc".to_string(), score(&probs, test)?.0)])
     };
     let dev = devices.train.clone();
@@ -719,7 +686,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     };
     let (soft, soft_probs) = match &soft_net {
         Some((net, epoch_s)) => {
-            let probs = softmax_probabilities(net, &test, &devices.base)?;
+            let probs = net.probabilities_of_images(&test, &devices.base)?;
             let (accuracy, nll, ece) = score(&probs, &test)?;
             let title = format!("{example}: softmax baseline on {dataset}, test set");
             figures.reliability("softmax_reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
