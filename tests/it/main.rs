@@ -26,6 +26,7 @@ mod ep_classifier;
 mod ep_training;
 mod example_helpers;
 mod full_ep;
+mod image_prediction;
 mod kernels;
 #[cfg(feature = "learner")]
 mod learner;
