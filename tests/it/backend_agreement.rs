@@ -100,7 +100,10 @@ fn deep_gp_f32_gpu_agrees_with_f64_cpu() {
     let y: Vec<f64> = (0..n).map(|i| (2.0 * x[i * d]).sin() * x[i * d + 1]).collect();
     let xs = uniform(20 * d, 6);
     let run = |dev: &Device| {
-        let model = DeepGpConfig::new(d).with_num_inducing(8).init(&x, &y, n, d, dev).unwrap();
+        let model = DeepGpConfig::new(d)
+            .with_num_inducing(8)
+            .init(&t2(x.clone(), n, d, dev), &t2(y.clone(), n, 1, dev))
+            .unwrap();
         let energy = scalar(model.energy(t2(x.clone(), n, d, dev), t2(y.clone(), n, 1, dev)).unwrap());
         let (mean, var) = model.predict_moments(t2(xs.clone(), 20, d, dev)).unwrap();
         (energy, host(mean), host(var))
