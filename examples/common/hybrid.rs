@@ -518,12 +518,6 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
     devices: &Devices,
     dir: &std::path::Path,
 ) -> Result<(HybridNet<T>, f64)> {
-    if opts.checkpoint.checkpoint_dir.is_some() {
-        return Err(burn_gp::Error::invalid(
-            "checkpoint_dir",
-            "--learner keeps burn-train's own checkpoints under --learner-dir; drop --checkpoint-dir or --learner",
-        ));
-    }
     #[cfg(not(feature = "learner"))]
     {
         let _ = (trunk, train, test, opts, run, devices, dir);
@@ -531,7 +525,7 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
     }
     #[cfg(feature = "learner")]
     {
-        use burn_gp::nets::{head_loaders, LearnerNet};
+        use burn_gp::nets::{head_loaders_after, LearnerNet};
         if opts.augment {
             return Err(burn_gp::Error::invalid(
                 "augment",
@@ -546,7 +540,21 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
         let recipe = recipe(train.num_classes, opts, run);
         let net = recipe.init(trunk, train, &devices.train)?;
         let config = run.train_config();
-        let loaders = head_loaders(Arc::new(train.clone()), Arc::new(test.clone()), config.batch_size, config.seed)?;
+        // with --checkpoint-dir, burn-train's checkpoints go there; --resume goes on after the
+        // last epoch checkpointed (burn-train restores the network, the optimiser and the
+        // schedule, the loaders start at the next epoch's minibatches)
+        let dir = opts.checkpoint.checkpoint_dir.as_deref().unwrap_or(dir);
+        let done = match opts.checkpoint.resume {
+            true => last_learner_epoch(dir).map(|e| e.min(config.epochs)),
+            false => None,
+        };
+        let loaders = head_loaders_after(
+            Arc::new(train.clone()),
+            Arc::new(test.clone()),
+            config.batch_size,
+            config.seed,
+            done.unwrap_or(0),
+        )?;
         let learner = Learner::new(
             LearnerNet::new(net, &recipe)?,
             config.optimizer.init()?,
@@ -554,18 +562,38 @@ pub fn train_with_learner<T: Trunk<Input = Tensor<4>> + 'static>(
         );
         eprintln!("training through burn-train's Learner; logs and checkpoints in {}", dir.display());
         let t0 = Instant::now();
-        let result = SupervisedTraining::new(dir, loaders.train, loaders.valid)
+        let training = SupervisedTraining::new(dir, loaders.train, loaders.valid)
             .metrics((AccuracyMetric::new(), LossMetric::new()))
             .with_default_checkpointers()
             .num_epochs(config.epochs)
-            .summary()
-            .launch(learner);
+            .summary();
+        let training = match done {
+            Some(epoch) => {
+                eprintln!("resuming after epoch {epoch} from {}", dir.display());
+                training.checkpoint(epoch)
+            }
+            None => training,
+        };
+        let result = training.launch(learner);
         let epoch_s = t0.elapsed().as_secs_f64() / config.epochs.max(1) as f64;
         if let Some(e) = result.error {
             return Err(burn_gp::Error::invalid("learner", e.to_string()));
         }
         Ok((result.model.into_net()?, epoch_s))
     }
+}
+
+/// The last epoch whose model burn-train's default checkpointer wrote under `dir`
+/// (`dir/checkpoint/model-<epoch>.bpk`), if any.
+#[cfg(feature = "learner")]
+fn last_learner_epoch(dir: &std::path::Path) -> Option<usize> {
+    std::fs::read_dir(dir.join("checkpoint"))
+        .ok()?
+        .filter_map(|entry| {
+            let name = entry.ok()?.file_name().into_string().ok()?;
+            name.strip_prefix("model-")?.strip_suffix(".bpk")?.parse::<usize>().ok()
+        })
+        .max()
 }
 
 /// Columns of `--trace`: step, epoch, minibatch loss (−ELBO/N), mean data term, KL/N, batch
