@@ -4,6 +4,7 @@
 //! bad input.
 use crate::common::*;
 use crate::ep_support::*;
+use burn::module::Module;
 use burn::tensor::{Device, Gradients};
 use burn_gp::error::Error;
 use burn_gp::kernels::Rbf;
@@ -136,6 +137,11 @@ fn training_raises_the_converged_energy_and_fits_load_bit_for_bit() {
     let loaded = FullEpClassifier::<Rbf>::load(&path, &ad).unwrap();
     let xs = rows(&uniform(20, 3), 2, &ad);
     assert_eq!(fit.predict_proba(&xs).unwrap(), loaded.predict_proba(&xs).unwrap());
+    // a model without autodiff predicts rows without autodiff the same
+    let plain = fit.clone().valid().predict_proba(&xs.clone().inner()).unwrap();
+    let tracked = fit.predict_proba(&xs).unwrap();
+    assert_eq!(fit.predict_proba(&xs.clone().inner()).unwrap(), plain, "the trained model on rows without autodiff");
+    assert!(plain.iter().zip(&tracked).all(|(a, b)| (a - b).abs() < 1e-12), "{plain:?} vs {tracked:?}");
     assert_eq!(fit.sites().unwrap().nu, loaded.sites().unwrap().nu);
     assert_eq!(fit.sites().unwrap().mu, loaded.sites().unwrap().mu);
     assert_eq!(fit.log_marginal_likelihood(), loaded.log_marginal_likelihood());

@@ -220,8 +220,13 @@ impl<K: Kernel> FullEpClassifier<K> {
     /// before a fit, the prior's (0 and `k(x, x)`).
     pub(crate) fn latent_marginals(&self, x: &Tensor<2>) -> Result<(Vec<f64>, Vec<f64>)> {
         let m = check_inputs("FullEpClassifier::predict_f", x, self.kernel.input_dim())?;
-        let x = x.clone().detach();
-        let kdiag = to_vec(self.kernel.k_diag(x.clone()).detach());
+        // without autodiff, whichever device the model and the rows are on (no graph is kept)
+        let kernel = self.kernel.clone().valid();
+        let x = match x.device().is_autodiff() {
+            true => x.clone().inner(),
+            false => x.clone(),
+        };
+        let kdiag = to_vec(kernel.k_diag(x.clone()));
         let Some(f) = self.fitted.as_ref() else {
             return Ok((vec![0.0; m], kdiag));
         };
@@ -229,7 +234,7 @@ impl<K: Kernel> FullEpClassifier<K> {
             return Err(Error::shape("FullEpClassifier::predict_f: input columns", f.d, x.dims()[1]));
         }
         let train = crate::tensors::matrix(f.x.clone(), f.posterior.len(), f.d, &x.device())?;
-        let kx = to_vec(self.kernel.k(train, x).detach());
+        let kx = to_vec(kernel.k(train, x));
         f.posterior.latent(MatRef::from_row_major_slice(&kx, f.posterior.len(), m), &kdiag)
     }
     /// Latent predictive means and variances at the rows of `x` (R&W Algorithm 3.6), each
