@@ -328,7 +328,7 @@ fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(args: &Args, make_trunk: impl Fn
     let acc =
         |classes: &[usize]| classes.iter().zip(&labels).filter(|(a, b)| a == b).count() as f64 / labels.len() as f64;
 
-    let clean = hybrid::hybrid_predictive(&valid, &test, &devices.base)?;
+    let clean = valid.predict_images(&test, &devices.base)?;
     // Fitted on the held-out images, scored on the test images used here.
     let calibrations = match &held {
         Some(held) => Some(hybrid::calibrate(&valid, soft_valid.as_ref(), held, (&clean, &test), &devices.base)?),
@@ -347,7 +347,7 @@ fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(args: &Args, make_trunk: impl Fn
     let softmax_calibration = calibrations.as_ref().and_then(|c| c.softmax.as_ref());
     let soft_clean = match &soft_valid {
         Some(s) => {
-            let logits = hybrid::softmax_logits(s, &test, &devices.base)?;
+            let logits = s.logits_of_images(&test, &devices.base)?;
             let (scores, probs) = softmax_scores(&logits, k)?;
             let nll_cal = softmax_calibration.map(|c| c.test.1);
             Some((scores, accuracy(&probs, k, &labels)?, hybrid::score(&probs, &test)?.1, nll_cal))

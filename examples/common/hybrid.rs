@@ -249,14 +249,14 @@ pub fn calibrate<T: Trunk<Input = Tensor<4>>>(
 ) -> Result<Calibrations> {
     let labels = held.labels_usize();
     let k = held.num_classes;
-    let held_pred = hybrid_predictive(hybrid, held, device)?;
+    let held_pred = hybrid.predict_images(held, device)?;
     let temperature = TemperatureScaling::fit(&held_pred.mean, k, &labels)?;
     let variance = VarianceScaling::fit(&held_pred, &labels)?;
     let mean_field = MeanFieldScaling::fit(&held_pred, &labels)?;
     let softmax = match softmax {
         Some(net) => {
-            let fitted = TemperatureScaling::fit(&softmax_logits(net, held, device)?, k, &labels)?;
-            let probabilities = fitted.probabilities(&softmax_logits(net, test, device)?, k)?;
+            let fitted = TemperatureScaling::fit(&net.logits_of_images(held, device)?, k, &labels)?;
+            let probabilities = fitted.probabilities(&net.logits_of_images(test, device)?, k)?;
             Some(Calibrated::new(fitted, probabilities, test)?)
         }
         None => None,
@@ -318,24 +318,6 @@ pub struct Scores {
     pub epoch_s: f64,
     /// Mean variation ratio on test images (hybrid only).
     pub mean_vr: Option<f64>,
-}
-
-/// Class marginals of the hybrid on every image of `set` (the library's chunked prediction).
-pub fn hybrid_predictive<T: Trunk<Input = Tensor<4>>>(
-    net: &HybridNet<T>,
-    set: &ImageSet,
-    device: &Device,
-) -> Result<ClassPredictive> {
-    net.predict_images(set, device)
-}
-
-/// Logits `[n, C]` of the baseline on every image of `set`.
-pub fn softmax_logits<T: Trunk<Input = Tensor<4>>>(
-    net: &SoftmaxNet<T>,
-    set: &ImageSet,
-    device: &Device,
-) -> Result<Vec<f64>> {
-    net.logits_of_images(set, device)
 }
 
 /// Accuracy, NLL and ECE of class probabilities `[n, C]`.
@@ -452,7 +434,7 @@ fn train_hybrid_on<T: Trunk<Input = Tensor<4>>, S: TrainingSet<Input = Tensor<4>
     let config = TrainConfig { checkpoint: opts.checkpoint.config(""), ..run.train_config() };
     let base = devices.base.clone();
     let evaluate = |m: &HybridNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
-        let pred = hybrid_predictive(m, test, &base)?;
+        let pred = m.predict_images(test, &base)?;
         let labels = test.labels_usize();
         let hits = pred.classes().iter().zip(&labels).filter(|(a, b)| a == b).count();
         Ok(vec![("test_acc".to_string(), hits as f64 / test.n as f64)])
@@ -683,7 +665,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             (hybrid.valid(), epoch_s)
         }
     };
-    let pred = hybrid_predictive(&hybrid, &test, &devices.base)?;
+    let pred = hybrid.predict_images(&test, &devices.base)?;
     let probs = pred.gh_probabilities(32);
     let mut h = hybrid_scores(&pred, &probs, &test, opts.vr_samples, run.seed)?;
     h.epoch_s = epoch_s;

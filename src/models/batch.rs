@@ -1,7 +1,14 @@
 //! Row selection and row-chunked evaluation on device tensors.
-use burn::tensor::{Int, Tensor, TensorData};
+use burn::tensor::{Device, Int, Tensor, TensorData};
 
 use crate::error::Result;
+
+/// Latent means and variances of `n` rows on the host as two `[n, 1]` tensors on `device` (how
+/// the host-side models give [`predict_f`](crate::models::Predictor::predict_f)).
+pub(crate) fn latent_columns(mean: Vec<f64>, var: Vec<f64>, device: &Device) -> Result<(Tensor<2>, Tensor<2>)> {
+    let n = mean.len();
+    Ok((crate::tensors::matrix(mean, n, 1, device)?, crate::tensors::matrix(var, n, 1, device)?))
+}
 
 /// Rows `idx` of `t` (`[n, d] → [|idx|, d]`), gathered on `t`'s device.
 pub fn select_rows(t: &Tensor<2>, idx: &[usize]) -> Tensor<2> {

@@ -19,7 +19,7 @@ mod svgp_config;
 
 pub use crate::inducing::InducingInit;
 pub use batch::select_rows;
-pub(crate) use batch::{in_row_chunks, prediction_chunk, row_blocks};
+pub(crate) use batch::{in_row_chunks, latent_columns, prediction_chunk, row_blocks};
 pub use bsvm::{BayesianSvm, BayesianSvmConfig, BayesianSvmHead, BinaryBsvm, HingeNaturalGradient, OneVsRestBsvm};
 pub(crate) use checks::{check_inputs, check_targets};
 pub use class_predictive::{entropy, probit_probabilities, variation_ratio_from_counts, ClassPredictive};

@@ -345,9 +345,7 @@ impl<K: Kernel> EpGpClassifier<K> {
     /// `[n*, 1]` on `x`'s device, under the model's posterior (the prior before a fit).
     pub fn predict_f(&self, x: &Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         let (m, v) = self.predict_latent_with(x, &*self.posterior_or_prior()?)?;
-        let n = m.len();
-        let device = x.device();
-        Ok((crate::tensors::matrix(m, n, 1, &device)?, crate::tensors::matrix(v, n, 1, &device)?))
+        crate::models::latent_columns(m, v, &x.device())
     }
     /// The predictive at the rows of `x`: latent marginals, exact probit class probabilities,
     /// decisions and their metrics (see [`ClassPredictive::probit`](crate::models::ClassPredictive::probit)).

@@ -227,10 +227,10 @@ impl<K: Kernel> EpGpClassifier<K> {
         // snapshot, to undo the step when the next one finds K_uu singular; the last step of an
         // epoch is checked at once, so a checkpoint holds a checked model and nothing to undo
         let previous: RefCell<Option<(EpGpClassifier<K>, Snapshot)>> = RefCell::new(None);
-        let per_epoch = n.div_ceil(train.batch_size.max(1));
         let step = |model: EpGpClassifier<K>, batch: &[usize], at: StepIndex| -> Result<(EpGpClassifier<K>, f64)> {
             let mut model = model;
-            let checked_now = !minibatch || at.step.is_multiple_of(per_epoch) || at.step == at.steps;
+            // the loop's steps per epoch: the run's steps over its epochs
+            let checked_now = !minibatch || at.step.is_multiple_of(at.steps / train.epochs.max(1));
             if minibatch && at.epoch != current_epoch.get() && at.epoch > 1 {
                 current_epoch.set(at.epoch);
                 let mut st = state.borrow_mut();

@@ -45,6 +45,19 @@ pub(crate) struct FullEpFitted {
     pub(crate) log_marginal_likelihood: f64,
 }
 
+impl FullEpFitted {
+    /// The state of a fit on the training inputs `x` `[n, d]` (kept on the host).
+    pub(crate) fn new(
+        x: &Tensor<2>,
+        sites: EpSites,
+        skipped: usize,
+        posterior: FullEpPosterior,
+        log_marginal_likelihood: f64,
+    ) -> Self {
+        Self { x: to_vec(x.clone().detach()), d: x.dims()[1], sites, skipped, posterior, log_marginal_likelihood }
+    }
+}
+
 /// Settings of a [`FullEpClassifier`] (a Burn [`Config`](burn::config::Config)); its training
 /// settings are [`EpConfig`](crate::models::EpConfig).
 #[derive(burn::config::Config, Debug)]

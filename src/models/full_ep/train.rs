@@ -161,15 +161,7 @@ impl<K: Kernel> FullEpClassifier<K> {
         let sites = sites.into_inner();
         let k = model.training_covariance(x);
         let (posterior, log_marginal_likelihood, _) = energy(HostCovariance::of(&k).view(), y, &sites)?;
-        let [_, d] = x.dims();
-        let fitted = FullEpFitted {
-            x: to_vec(x.clone().detach()),
-            d,
-            sites,
-            skipped: skipped.into_inner(),
-            posterior,
-            log_marginal_likelihood,
-        };
+        let fitted = FullEpFitted::new(x, sites, skipped.into_inner(), posterior, log_marginal_likelihood);
         Ok((FullEpClassifier { fitted: Some(fitted), ..model }, history))
     }
 }
@@ -184,14 +176,7 @@ impl<K: Kernel> FullEpClassifier<K> {
             return Err(Error::shape("FullEpClassifier::with_sites: sites vs rows", n, sites.nu.len()));
         }
         let posterior = FullEpPosterior::new(HostCovariance::of(&self.training_covariance(x)).view(), &sites)?;
-        let fitted = FullEpFitted {
-            x: to_vec(x.clone().detach()),
-            d: x.dims()[1],
-            sites,
-            skipped: 0,
-            posterior,
-            log_marginal_likelihood,
-        };
+        let fitted = FullEpFitted::new(x, sites, 0, posterior, log_marginal_likelihood);
         Ok(Self { fitted: Some(fitted), ..self })
     }
 
@@ -241,8 +226,7 @@ impl<K: Kernel> FullEpClassifier<K> {
     /// `[n*, 1]` on `x`'s device; before a fit, the prior's (0 and `k(x, x)`).
     pub fn predict_f(&self, x: &Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         let (m, v) = self.latent_marginals(x)?;
-        let n = m.len();
-        Ok((crate::tensors::matrix(m, n, 1, &x.device())?, crate::tensors::matrix(v, n, 1, &x.device())?))
+        crate::models::latent_columns(m, v, &x.device())
     }
     /// The predictive at the rows of `x`: latent marginals, exact probit class probabilities,
     /// decisions and their metrics (see [`ClassPredictive::probit`]).

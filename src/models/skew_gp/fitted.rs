@@ -39,11 +39,6 @@ impl<K: Kernel> SkewGp<K> {
     /// `x`'s device (route B); before a fit, [`Error::InvalidArgument`].
     pub fn predict_f(&self, x: &Tensor<2>) -> Result<(Tensor<2>, Tensor<2>)> {
         let details = self.fitted_posterior("SkewGp::predict_f")?.predict_details(x)?;
-        let n = details.latent_mean.len();
-        let device = x.device();
-        Ok((
-            crate::tensors::matrix(details.latent_mean, n, 1, &device)?,
-            crate::tensors::matrix(details.latent_var, n, 1, &device)?,
-        ))
+        crate::models::latent_columns(details.latent_mean, details.latent_var, &x.device())
     }
 }
