@@ -28,7 +28,7 @@ use burn_gp::data::{data_root, load_pmlb_classification, load_uci_table, RandomF
 use burn_gp::inducing::{inducing_kmeans, InducingPoints};
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::likelihoods::{BernoulliProbit, Gaussian, MultiClassHinge};
-use burn_gp::models::{EpConfig, EpGpClassifier, EpMode, SvgpConfig};
+use burn_gp::models::{EpGpClassifierConfig, EpMode, SvgpConfig};
 use burn_gp::tensors::matrix;
 use burn_gp::train::TrainConfig;
 use burn_gp::{Error, Result};
@@ -234,12 +234,12 @@ fn run(args: &Args) -> Result<Value> {
             predict_then(t0.elapsed().as_secs_f64(), &|| class_metrics(model.predict(x_test.clone())?, &test_labels))
         }
         _ => {
-            let model = EpGpClassifier::new(kernel, inducing, 1e-3, 1e-8, &train)?;
-            let ep = EpConfig::new()
-                .with_mode(EpMode::Minibatch)
+            let schedule = EpGpClassifierConfig::new().with_mode(EpMode::Minibatch).with_evaluate_every(0);
+            let model = schedule.init(kernel, inducing, &train)?;
+            let ep = schedule
+                .paper_train_config()
                 .with_epochs(1)
                 .with_batch_size(args.batch)
-                .with_evaluate_every(0)
                 .with_seed(args.seed)
                 .with_progress(false);
             let (fit, _history) = model.fit(&xt, &labels, &ep)?;

@@ -30,7 +30,7 @@ use burn_gp::data::{data_root, load_mnist, MnistVariant, Standardiser, Subset};
 use burn_gp::inducing::{inducing_subset, InducingPoints};
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::likelihoods::BernoulliProbit;
-use burn_gp::models::ep::{EpConfig, EpGpClassifier, EpMode, WhitenedPosterior};
+use burn_gp::models::ep::{EpGpClassifier, EpGpClassifierConfig, EpMode, WhitenedPosterior};
 use burn_gp::models::{Svgp, SvgpConfig};
 use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::{fit, OptimizerConfig, TrainConfig};
@@ -164,13 +164,18 @@ fn run(args: Args) -> Result<()> {
         // training seconds without the evaluations: the curve's epoch_s summed
         let (log_density, train_s): (Vec<f64>, f64) = match mode {
             "sep" | "sep-batch" => {
-                let model = EpGpClassifier::new(kernel, inducing, 1e-3, 1e-6, &dev)?;
-                let config = if mode == "sep" {
-                    EpConfig::new().with_mode(EpMode::Minibatch).with_batch_size(args.batch).with_epochs(args.epochs)
+                let model_config = EpGpClassifierConfig::new().with_jitter(1e-6).with_evaluate_every(args.eval_every);
+                let model_config = if mode == "sep" {
+                    model_config.with_mode(EpMode::Minibatch)
                 } else {
-                    EpConfig::new().with_mode(EpMode::Inner).with_iterations(args.iterations).with_shards(args.shards)
+                    model_config.with_mode(EpMode::Inner).with_shards(args.shards)
                 };
-                let config = config.with_seed(args.seed).with_evaluate_every(args.eval_every);
+                let model = model_config.init(kernel, inducing, &dev)?;
+                let config = match mode {
+                    "sep" => model_config.paper_train_config().with_batch_size(args.batch).with_epochs(args.epochs),
+                    _ => model_config.paper_train_config().with_epochs(args.iterations),
+                };
+                let config = config.with_seed(args.seed);
                 let config = config.with_progress(args.opts.progress()).with_checkpoint(args.checkpoint.config(mode));
                 let evaluate = |model: &EpGpClassifier<Rbf>, q: &WhitenedPosterior, _| {
                     let (error, nll) = metrics(&model.predict_log_density_with(&x_test_base, &data.y_test, q)?);

@@ -33,7 +33,7 @@ use burn_gp::data::{load_pmlb_classification, random_split, signed_binary_labels
 use burn_gp::inducing::{inducing_subset, InducingPoints};
 use burn_gp::kernels::{median_distance, Rbf};
 use burn_gp::likelihoods::BernoulliProbit;
-use burn_gp::models::ep::{EpConfig, EpGpClassifier, EpMode};
+use burn_gp::models::ep::{EpGpClassifierConfig, EpMode};
 use burn_gp::models::{Svgp, SvgpConfig};
 use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::{fit, History, TrainConfig};
@@ -202,12 +202,12 @@ fn run_method(method: Method, args: &Args, data: &SplitData, (m, seed): (usize, 
     match method {
         Method::Sep | Method::Gfitc => {
             let mode = if method == Method::Sep { EpMode::Inner } else { EpMode::Outer };
-            let model = EpGpClassifier::new(kernel, inducing, 1e-3, 1e-10, &dev)?;
-            let config = EpConfig::new()
-                .with_mode(mode)
-                .with_iterations(args.iterations)
+            let model_config = EpGpClassifierConfig::new().with_jitter(1e-10).with_mode(mode).with_evaluate_every(0);
+            let model = model_config.init(kernel, inducing, &dev)?;
+            let config = model_config
+                .paper_train_config()
+                .with_epochs(args.iterations)
                 .with_seed(seed)
-                .with_evaluate_every(0)
                 .with_progress(!args.opts.no_progress)
                 .with_checkpoint(args.checkpoint.config(run));
             let (fitted, history) = model.fit(&x, &classes(&data.y_train), &config)?;

@@ -584,9 +584,10 @@ fn run_method<K: Kernel>(
     let run = format!("class{class}/{}", method.key());
     let t0 = Instant::now();
     if method == Method::Skew2 {
-        let config = args.skew.skew_config(2, n, seed, progress).with_checkpoint(args.skew.checkpoint.config(&run));
+        let config = args.skew.skew_config(2, n, seed);
+        let train = args.skew.skew_train(n, seed, progress).with_checkpoint(args.skew.checkpoint.config(&run));
         let model = config.init(kernel(&train_dev)?, &x)?;
-        let (fit, history) = model.fit(&x, &classes, &config)?;
+        let (fit, history) = model.fit(&x, &classes, &train)?;
         let report = fit.fit_report().expect("a fit leaves its report").clone();
         let prediction = fit.posterior().expect("a fit leaves its posterior").predict_details(&x_test)?;
         let seconds = t0.elapsed().as_secs_f64();
@@ -609,7 +610,7 @@ fn run_method<K: Kernel>(
         let (ep, history) = FullEpClassifier::new(kernel(&train_dev)?, 1e-6)?.fit(
             &x,
             &classes,
-            &args.skew.ep_config(seed, progress).with_checkpoint(args.skew.checkpoint.config(&run)),
+            &args.skew.ep_train(seed, progress).with_checkpoint(args.skew.checkpoint.config(&run)),
         )?;
         (host_pair(ep.predict_f(&x_test)?), history)
     } else {

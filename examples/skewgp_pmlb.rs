@@ -862,10 +862,11 @@ fn run_method(
     let prob = match method {
         "skew2" | "skew0" => {
             let config = skew_config(args, if method == "skew2" { 2 } else { 0 }, seed, n);
-            let config =
-                config.with_checkpoint(args.skew.checkpoint.config(&format!("{set_name}/fold{fold_index}/{method}")));
+            let run = format!("{set_name}/fold{fold_index}/{method}");
+            let train =
+                args.skew.skew_train(n, seed, args.opts.progress()).with_checkpoint(args.skew.checkpoint.config(&run));
             let model = config.init(kernel, &x)?;
-            let (fit, history) = model.fit(&x, &fold.y_train, &config)?;
+            let (fit, history) = model.fit(&x, &fold.y_train, &train)?;
             let posterior = fit.posterior().expect("a fit leaves its posterior");
             if !args.opts.json {
                 let report = fit.fit_report().expect("a fit leaves its report");
@@ -958,7 +959,7 @@ impl SkewPrediction {
 /// The SkewGP settings of the command line for latent dimension `s` on `n` training rows (no
 /// lin-ess draws with `--predict exact`).
 fn skew_config(args: &Args, s: i64, seed: u64, n: usize) -> SkewGpConfig {
-    let config = args.skew.skew_config(s, n, seed, args.opts.progress());
+    let config = args.skew.skew_config(s, n, seed);
     if args.predict == "exact" {
         config.with_samples(0)
     } else {
@@ -1016,8 +1017,9 @@ fn fit_ep_selected(
     let (held_x, held_y) = (matrix(rows(&split.test), split.test.len(), d, train_dev)?, labels(&split.test));
     let x_fit = matrix(fit_rows.clone(), fit_y.len(), d, train_dev)?;
     let inducing = InducingPoints::new(&fit_rows, fit_y.len(), d, train_dev)?.no_grad();
-    let model = EpGpClassifier::new(kernel, inducing, 1e-6, 1e-8, train_dev)?;
-    let config = args.skew.ep_config(seed, args.opts.progress()).with_evaluate_every(args.skew.validate_every);
+    let model_config = skew::SkewOptions::ep_config().with_evaluate_every(args.skew.validate_every);
+    let model = model_config.init(kernel, inducing, train_dev)?;
+    let config = args.skew.ep_train(seed, args.opts.progress());
     let mut best: Option<(usize, f64, EpGpClassifier<Rbf>)> = None;
     let fit = model.fit_evaluated(&x_fit, &fit_y, &config, |model, q, step| {
         let nll = -mean(&model.predict_log_density_with(&held_x, &held_y, q)?);
@@ -1044,7 +1046,8 @@ fn fit_ep_selected(
     let fitc = model.fitc(x)?;
     let signs = signed_binary_labels(&fold.y_train)?;
     let mut sites = EpSites::zeros(n);
-    run_ep(&fitc, &signs, &mut sites, config.damping_or_default(), config.ep_tolerance, config.max_ep_passes)?;
+    let schedule = model_config.schedule;
+    run_ep(&fitc, &signs, &mut sites, schedule.damping_or_default(), schedule.ep_tolerance, schedule.max_ep_passes)?;
     Ok((model.with_sites(x, &fold.y_train, sites)?, history))
 }
 
@@ -1173,7 +1176,7 @@ fn skew2_at(
     let kernel = kernel.no_grad();
     let before = flatten_params(&kernel);
     let model = config.init(kernel, x)?;
-    let (fit, _) = model.fit(x, y, &config)?;
+    let (fit, _) = model.fit(x, y, &args.skew.skew_train(y.len(), seed, args.opts.progress()))?;
     let after = flatten_params(&fit.kernel);
     if let Some(k) = before.iter().zip(&after).position(|(a, b)| a != b) {
         return Err(Error::invalid(

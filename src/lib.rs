@@ -39,8 +39,8 @@ pub mod prelude {
     pub use crate::kernels::{Kernel, Rbf};
     pub use crate::models::{
         BayesianSvm, BayesianSvmConfig, ClassPredictive, DecoupledGp, DecoupledGpConfig, DeepGp, DeepGpConfig,
-        EpConfig, EpGpClassifier, EpGpClassifierConfig, ExactGpr, FullEpClassifier, FullEpClassifierConfig,
-        GaussianPredictive, OneVsRestBsvm, Sgpr, SgprConfig, SkewGp, SkewGpConfig, Svgp, SvgpConfig,
+        EpGpClassifier, EpGpClassifierConfig, ExactGpr, FullEpClassifier, FullEpClassifierConfig, GaussianPredictive,
+        OneVsRestBsvm, Sgpr, SgprConfig, SkewGp, SkewGpConfig, Svgp, SvgpConfig,
     };
     pub use crate::nets::{
         fit_hybrid, GpHeadConfig, GpRegressionNet, HybridConfig, HybridNet, MnistTrunkConfig, Trunk,

@@ -4,9 +4,10 @@ use burn::module::Module;
 use burn::tensor::Tensor;
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Kernel;
-use burn_gp::models::ep::{EpConfig, EpGpClassifier, EpMode};
+use burn_gp::models::ep::{EpGpClassifier, EpGpClassifierConfig, EpMode};
 use burn_gp::models::skew_gp::SkewGpConfig;
 use burn_gp::mvn::ChainStart;
+use burn_gp::train::TrainConfig;
 use burn_gp::Result;
 
 /// SkewGP training/sampling and GP-EP flags.
@@ -88,13 +89,10 @@ impl From<StartArg> for ChainStart {
 
 impl SkewOptions {
     /// The SkewGP settings for latent dimension `s` on `n` training rows.
-    pub fn skew_config(&self, s: i64, n: usize, seed: u64, progress: bool) -> SkewGpConfig {
+    pub fn skew_config(&self, s: i64, n: usize, seed: u64) -> SkewGpConfig {
         SkewGpConfig::new()
             .with_latent_dim(s)
             .with_block_size(self.block_size.min(n))
-            .with_batch_blocks((self.batch_blocks > 0).then_some(self.batch_blocks))
-            .with_epochs(self.epochs)
-            .with_lr(self.lr)
             .with_qmc_points(self.qmc_points)
             .with_qmc_shifts(self.qmc_shifts)
             .with_phase_screen_epochs(self.phase_screen)
@@ -105,7 +103,17 @@ impl SkewOptions {
             .with_burn_in(self.burn_in)
             .with_chain_start(self.chain_start.into())
             .with_seed(seed)
-            .with_progress(progress)
+    }
+
+    /// The SkewGP training settings on `n` training rows: `--epochs` Adam steps at `--lr` on
+    /// `--batch-blocks` blocks per step (all with 0).
+    pub fn skew_train(&self, n: usize, seed: u64, progress: bool) -> TrainConfig {
+        let rows = match self.batch_blocks {
+            0 => usize::MAX,
+            b => b * self.block_size.min(n),
+        };
+        let config = SkewGpConfig::new().with_seed(seed).paper_train_config();
+        config.with_epochs(self.epochs).with_lr(self.lr).with_batch_size(rows).with_progress(progress)
     }
 
     /// GP-EP with `kernel` and fixed `inducing` inputs, trained by batch SEP on the rows of `x`
@@ -120,16 +128,17 @@ impl SkewOptions {
         (seed, progress): (u64, bool),
         run: &str,
     ) -> Result<(EpGpClassifier<K>, burn_gp::train::History)> {
-        let model = EpGpClassifier::new(kernel, inducing.no_grad(), 1e-6, 1e-8, &x.device())?;
-        model.fit(x, y, &self.ep_config(seed, progress).with_checkpoint(self.checkpoint.config(run)))
+        let model = Self::ep_config().init(kernel, inducing.no_grad(), &x.device())?;
+        model.fit(x, y, &self.ep_train(seed, progress).with_checkpoint(self.checkpoint.config(run)))
     }
 
-    /// GP-EP's training settings: batch SEP for `--ep-iterations` steps.
-    pub fn ep_config(&self, seed: u64, progress: bool) -> EpConfig {
-        EpConfig::new()
-            .with_mode(EpMode::Inner)
-            .with_iterations(self.ep_iterations)
-            .with_seed(seed)
-            .with_progress(progress)
+    /// GP-EP's model settings: batch SEP, initial noise 1e-6, jitter 1e-8.
+    pub fn ep_config() -> EpGpClassifierConfig {
+        EpGpClassifierConfig::new().with_noise(1e-6).with_jitter(1e-8).with_mode(EpMode::Inner)
+    }
+
+    /// GP-EP's training settings: the paper's sign-adaptive steps for `--ep-iterations` steps.
+    pub fn ep_train(&self, seed: u64, progress: bool) -> TrainConfig {
+        Self::ep_config().paper_train_config().with_epochs(self.ep_iterations).with_seed(seed).with_progress(progress)
     }
 }

@@ -25,7 +25,7 @@ pub(crate) use checks::{check_inputs, check_targets};
 pub use class_predictive::{entropy, probit_probabilities, variation_ratio_from_counts, ClassPredictive};
 pub use decoupled::{fit_decoupled, DecoupledGp, DecoupledGpConfig, Odvff, Odvgp};
 pub use deep_gp::{DeepGp, DeepGpConfig, DeepGpLayer};
-pub use ep::{EpConfig, EpGpClassifier, EpGpClassifierConfig, EpMode};
+pub use ep::{EpGpClassifier, EpGpClassifierConfig, EpMode, EpSchedule};
 pub use full_ep::{FullEpClassifier, FullEpClassifierConfig};
 pub use gaussian_predictive::GaussianPredictive;
 pub use gpr::ExactGpr;

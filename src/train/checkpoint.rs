@@ -16,11 +16,9 @@ use crate::error::{Error, Result};
 /// Where and how often a training loop writes checkpoints, and whether it resumes from one.
 ///
 /// [`fit_hybrid`](crate::nets::fit_hybrid), [`fit`](super::fit) (SVGP models, the Bayesian SVM,
-/// `ExactGpr`, `Sgpr`), `DeepGp::fit` and `fit_decoupled` (natural gradients included) write them
-/// when [`TrainConfig::checkpoint`](super::TrainConfig::checkpoint) asks; the EP and full-EP
-/// classifiers when [`EpConfig::checkpoint`](crate::models::EpConfig::checkpoint) does, and
-/// `SkewGp::fit` (a file per training run) when
-/// [`SkewGpConfig::checkpoint`](crate::models::SkewGpConfig::checkpoint) does.
+/// `ExactGpr`, `Sgpr`), `DeepGp::fit`, `fit_decoupled` (natural gradients included), the EP and
+/// full-EP classifiers and `SkewGp::fit` (a file per training run) write them when
+/// [`TrainConfig::checkpoint`](super::TrainConfig::checkpoint) asks.
 /// [`fit_with_hook`](super::fit_with_hook), whose hook's state is not the loop's, refuses a
 /// [`TrainConfig`](super::TrainConfig) that asks for them, with a typed error.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

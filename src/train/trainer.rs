@@ -481,6 +481,19 @@ mod tests {
         assert_eq!((back.epochs, back.schedule, back.optimizer), (3, config.schedule, config.optimizer));
         let bad = TrainConfig::new().with_optimizer(OptimizerConfig::Adadelta { rho: 1.5, epsilon: 1e-5 });
         assert!(matches!(bad.validate(), Err(Error::InvalidArgument { .. })));
+        // SPSA takes no gradients: a gradient loop refuses it by name
+        let spsa = TrainConfig::new().with_optimizer(OptimizerConfig::Spsa { a: 0.05, c: 0.05 });
+        assert!(spsa.validate().is_ok());
+        assert!(matches!(spsa.optimizer.init(), Err(Error::InvalidArgument { ref name, .. }) if name == "optimizer"));
+        let point = Point {
+            x: burn::module::Param::from_tensor(Tensor::<1>::zeros(
+                [1],
+                &crate::device::default_device().unwrap().autodiff(),
+            )),
+        };
+        let refused =
+            fit(point, 4, &TrainConfig { progress: false, ..spsa }, |m, _| Ok(m.x.val().sum()), |_, _| Ok(vec![]));
+        assert!(matches!(refused, Err(Error::InvalidArgument { ref name, .. }) if name == "optimizer"));
     }
 
     #[derive(Module, Debug)]

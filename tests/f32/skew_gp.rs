@@ -35,19 +35,17 @@ fn skew_gp_raises_its_nugget_to_the_f32_floor_and_trains() {
     // With the config's default (1e-6), the nugget used on this device is the floor, and training works.
     let config = SkewGpConfig::new()
         .with_latent_dim(0)
-        .with_epochs(10)
-        .with_lr(0.05)
         .with_qmc_points(128)
         .with_qmc_shifts(4)
         .with_samples(500)
-        .with_burn_in(50)
-        .with_progress(false);
+        .with_burn_in(50);
     assert_eq!(config.jitter, 1e-6);
     assert_eq!(config.nugget_on(&dev), F32_NUGGET_FLOOR);
     let ad = dev.clone().autodiff();
     let xt = column(&x, &ad);
     let model = config.init(Rbf::new(&[1.0], 1.0, &ad).unwrap(), &xt).unwrap();
-    let (fit, history) = model.fit(&xt, &y, &config).unwrap();
+    let train = config.paper_train_config().with_epochs(10).with_lr(0.05).with_progress(false);
+    let (fit, history) = model.fit(&xt, &y, &train).unwrap();
     let records = &history.records;
     assert!(records.iter().all(|r| r.objective.is_finite()));
     let test: Vec<f64> = (0..25).map(|i| -2.9 + 0.24 * i as f64).collect();

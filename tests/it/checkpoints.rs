@@ -463,7 +463,7 @@ fn refused_checkpoint<T>(result: burn_gp::Result<T>) -> bool {
 #[test]
 fn a_resumed_ep_classifier_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
     use crate::ep_support::{classes, model_2d, random_problem_on};
-    use burn_gp::models::ep::{EpConfig, EpMode};
+    use burn_gp::models::ep::{EpGpClassifierConfig, EpMode};
     let device = crate::common::ad_device();
     let (n, m) = (90, 8);
     let (_, y, z, x) = random_problem_on(n, m, 17, &device);
@@ -479,10 +479,11 @@ fn a_resumed_ep_classifier_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends
         (bits(&v), fit.1.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
     };
     for mode in [EpMode::Minibatch, EpMode::Inner] {
+        let schedule = EpGpClassifierConfig::new().with_mode(mode);
+        let model_2d = |z: &[f64], device| model_2d(z, device).with_ep_schedule(&schedule).unwrap();
         let config = |checkpoint| {
-            EpConfig::new()
-                .with_mode(mode)
-                .with_iterations(5)
+            schedule
+                .paper_train_config()
                 .with_epochs(5)
                 .with_batch_size(20)
                 .with_seed(3)
@@ -509,13 +510,13 @@ fn a_resumed_ep_classifier_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends
         assert!(outcome(again) == uninterrupted, "{mode:?}: resuming a finished run changed it");
         if mode == EpMode::Inner {
             // a checkpoint of the other batch schedule (same data, steps and seed) is refused
-            let outer = config(Some(CheckpointConfig::every_epoch(&dir))).with_mode(EpMode::Outer);
-            assert!(refused_checkpoint(model_2d(&z, &device).fit(&x, &labels, &outer)));
+            let outer = model_2d(&z, &device).with_ep_schedule(&schedule.clone().with_mode(EpMode::Outer)).unwrap();
+            assert!(refused_checkpoint(outer.fit(&x, &labels, &with)));
         }
         std::fs::remove_file(dir.join("EpGpClassifier.ckpt")).unwrap();
     }
     // a damaged file is BadFormat, not a panic
-    let with = EpConfig::new().with_iterations(2).with_progress(false);
+    let with = EpGpClassifierConfig::new().paper_train_config().with_epochs(2).with_progress(false);
     let with = with.with_checkpoint(Some(CheckpointConfig::every_epoch(&dir)));
     model_2d(&z, &device).fit(&x, &labels, &with).unwrap();
     let path = dir.join("EpGpClassifier.ckpt");
@@ -535,12 +536,15 @@ fn a_resumed_ep_classifier_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends
 fn a_resumed_full_ep_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
     use crate::ep_support::{classes, random_problem_d, rows};
     use burn_gp::kernels::Rbf;
-    use burn_gp::models::ep::{EpConfig, EpMode};
-    use burn_gp::models::FullEpClassifier;
+    use burn_gp::models::ep::EpMode;
+    use burn_gp::models::{FullEpClassifier, FullEpClassifierConfig};
     let device = crate::common::ad_device();
     let (x, y, _) = random_problem_d(50, 1, 2, 5);
     let (x, labels) = (rows(&x, 2, &device), classes(&y));
-    let model = |ell: f64| FullEpClassifier::new(Rbf::new(&[ell], 0.5, &device).unwrap(), 0.0).unwrap();
+    let with_mode = |ell: f64, mode| {
+        let schedule = FullEpClassifierConfig::new().with_jitter(0.0).with_mode(mode);
+        schedule.init(Rbf::new(&[ell], 0.5, &device).unwrap()).unwrap()
+    };
     let dir = fresh_dir("full-ep");
     let outcome = |(fit, history): (FullEpClassifier<Rbf>, burn_gp::train::History)| {
         let mut v = fit.predict_proba(&x).unwrap();
@@ -550,8 +554,13 @@ fn a_resumed_full_ep_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
         (bits(&v), history.records.iter().map(|r| r.objective.to_bits()).collect::<Vec<_>>())
     };
     for mode in [EpMode::Inner, EpMode::Outer] {
+        let model = |ell: f64| with_mode(ell, mode);
         let config = |checkpoint| {
-            EpConfig::new().with_mode(mode).with_iterations(5).with_progress(false).with_checkpoint(checkpoint)
+            FullEpClassifierConfig::new()
+                .paper_train_config()
+                .with_epochs(5)
+                .with_progress(false)
+                .with_checkpoint(checkpoint)
         };
         let uninterrupted = outcome(model(0.3).fit(&x, &labels, &config(None)).unwrap());
         let with = config(Some(CheckpointConfig::every_epoch(&dir)));
@@ -570,11 +579,11 @@ fn a_resumed_full_ep_fit_ends_bit_for_bit_where_the_uninterrupted_one_ends() {
     }
     // a sparse EP checkpoint renamed into full EP's place is refused by its kind
     let ep = crate::ep_support::model_2d(&[0.1, 0.2, -0.3, 0.4], &device);
-    let with = EpConfig::new().with_iterations(2).with_progress(false);
+    let with = FullEpClassifierConfig::new().paper_train_config().with_epochs(2).with_progress(false);
     let with = with.with_checkpoint(Some(CheckpointConfig::every_epoch(&dir)));
     ep.fit(&x, &labels, &with).unwrap();
     std::fs::rename(dir.join("EpGpClassifier.ckpt"), dir.join("FullEpClassifier.ckpt")).unwrap();
-    assert!(refused_checkpoint(model(0.3).fit(&x, &labels, &with)));
+    assert!(refused_checkpoint(with_mode(0.3, EpMode::Inner).fit(&x, &labels, &with)));
     let _ = std::fs::remove_dir_all(&dir);
 }
 

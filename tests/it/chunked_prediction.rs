@@ -11,7 +11,7 @@ use burn_gp::data::RandomFunction;
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
 use burn_gp::likelihoods::Gaussian;
-use burn_gp::models::ep::EpConfig;
+use burn_gp::models::ep::EpGpClassifierConfig;
 use burn_gp::models::{BayesianSvmConfig, DecoupledGpConfig, EpGpClassifier, Odvgp, Sgpr, SvgpConfig};
 use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::TrainConfig;
@@ -128,7 +128,11 @@ fn sgpr_decoupled_and_ep_predictions_do_not_depend_on_the_chunk_size() {
     )
     .unwrap();
     let fit = ep
-        .fit(&matrix(x, 200, 3, &train).unwrap(), &labels, &EpConfig::new().with_iterations(3).with_progress(false))
+        .fit(
+            &matrix(x, 200, 3, &train).unwrap(),
+            &labels,
+            &EpGpClassifierConfig::new().paper_train_config().with_epochs(3).with_progress(false),
+        )
         .unwrap();
     let xp = xs.to_device(&train);
     let (m, v) = fit.0.predict_latent_with(&xp, fit.0.posterior().unwrap()).unwrap();

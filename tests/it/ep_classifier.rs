@@ -425,13 +425,13 @@ fn t14_predictions_are_consistent() {
 
 #[test]
 fn bad_input_gives_typed_errors() {
-    use burn_gp::models::ep::EpConfig;
+    use burn_gp::models::ep::EpGpClassifierConfig;
     use burn_gp::Error;
     let ad = ad_device();
     let (x, y) = toy_a();
     let xt = column(&x, &ad);
     let model = toy_model(&TOY_Z, 0.8, 1e-3, &ad);
-    let config = EpConfig::new().with_iterations(2).with_progress(false);
+    let config = EpGpClassifierConfig::new().paper_train_config().with_epochs(2).with_progress(false);
     let mut bad_labels = classes(&y);
     bad_labels[3] = 2;
     let r = model.clone().fit(&xt, &bad_labels, &config);
@@ -539,14 +539,14 @@ fn a_step_can_be_undone_from_its_snapshot() {
 #[test]
 fn binary_classifiers_predict_the_common_class_predictive() {
     use burn_gp::likelihoods::BernoulliProbit;
-    use burn_gp::models::ep::EpConfig;
+    use burn_gp::models::ep::EpGpClassifierConfig;
     use burn_gp::models::SvgpConfig;
     use burn_gp::special::norm_cdf;
     let (dev, ad) = (device(), ad_device());
     let (x, y) = toy_a();
     let labels = classes(&y);
     let model = toy_model(&TOY_Z, 0.8, 1e-3, &ad);
-    let config = EpConfig::new().with_iterations(5).with_progress(false);
+    let config = EpGpClassifierConfig::new().paper_train_config().with_epochs(5).with_progress(false);
     let fit = model.fit(&column(&x, &ad), &labels, &config).unwrap();
     let pred = fit.0.predict(&column(&x, &ad)).unwrap();
     let (m, v) = fit.0.predict_latent_with(&column(&x, &ad), fit.0.posterior().unwrap()).unwrap();

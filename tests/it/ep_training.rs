@@ -12,8 +12,8 @@ use burn::optim::{GradientsParams, LBFGSConfig, LineSearchFn};
 use burn::tensor::Device;
 use burn_gp::kernels::Rbf;
 use burn_gp::models::ep::{
-    cavity, frozen_posterior, log_z_q, BurnCollective, EpConfig, EpGpClassifier, EpMode, EpSites, HostReducer,
-    ShardReducer, WhitenedPosterior,
+    cavity, frozen_posterior, log_z_q, BurnCollective, EpGpClassifier, EpGpClassifierConfig, EpMode, EpSites,
+    HostReducer, ShardReducer, WhitenedPosterior,
 };
 use burn_gp::train::History;
 
@@ -39,8 +39,8 @@ fn batch_training_raises_the_energy_and_predicts() {
     let model = model_2d(&z, &ad);
     let start = converged(&model, &x, &y, &EpSites::zeros(n)).0;
     for mode in [EpMode::Inner, EpMode::Outer] {
-        let config = EpConfig::new().with_mode(mode).with_iterations(60).with_progress(false);
-        let fit = model.clone().fit(&xt, &classes(&y), &config).unwrap();
+        let (in_mode, config) = scheduled(model.clone(), &EpGpClassifierConfig::new().with_mode(mode), 60);
+        let fit = in_mode.fit(&xt, &classes(&y), &config).unwrap();
         let end = converged(&fit.0, &x, &y, &fit.0.ep_state().unwrap().sites).0;
         assert!(end > start + 1.0, "{mode:?}: converged log Z_q {start} → {end}");
         let p = fit.0.predict_proba(&xt).unwrap();
@@ -70,8 +70,9 @@ fn t10_sharded_training_equals_one_shard() {
     let (n, m) = (200, 10);
     let (_, y, z, xt) = random_problem_on(n, m, 51, &ad);
     let run = |shards: usize, mode: EpMode, reducer: &dyn ShardReducer| {
-        let config = EpConfig::new().with_mode(mode).with_iterations(10).with_shards(shards).with_progress(false);
-        model_2d(&z, &ad).fit_with_reducer(&xt, &classes(&y), &config, reducer, |_, _, _| Ok(vec![])).unwrap()
+        let schedule = EpGpClassifierConfig::new().with_mode(mode).with_shards(shards);
+        let (model, config) = scheduled(model_2d(&z, &ad), &schedule, 10);
+        model.fit_with_reducer(&xt, &classes(&y), &config, reducer, |_, _, _| Ok(vec![])).unwrap()
     };
     let state = |fit: &(EpGpClassifier<Rbf>, History)| {
         let mut v = host(fit.0.kernel.params.lengthscales.value());
@@ -189,8 +190,9 @@ fn t11_the_inner_scheme_reaches_the_optimum_of_the_converged_energy() {
     let (n, m) = (200, 10);
     let (x, y, z, xt) = random_problem_on(n, m, 111, &ad);
     let start = freeze_z_and_noise(model_2d(&z, &ad));
-    let config = EpConfig::new().with_iterations(600).with_initial_step(1e-2).with_progress(false);
-    let fit = start.clone().fit(&xt, &classes(&y), &config).unwrap();
+    // the paper's sign-adaptive steps (initial step 1e-2)
+    let (in_mode, config) = scheduled(start.clone(), &EpGpClassifierConfig::new(), 600);
+    let fit = in_mode.fit(&xt, &classes(&y), &config).unwrap();
     let (inner_lz, inner_sites) = converged(&fit.0, &x, &y, &fit.0.ep_state().unwrap().sites);
     // trained coordinates: log σ², log ℓ²_1, log ℓ²_2
     let g = surrogate_gradient(&fit.0, &x, 2, &y, &inner_sites);
@@ -221,8 +223,8 @@ fn t12_inner_and_outer_schemes_reach_similar_energies() {
     let mut model = model_2d(&z, &ad);
     model.log_noise = model.log_noise.set_require_grad(false);
     let run = |mode| {
-        let config = EpConfig::new().with_mode(mode).with_iterations(250).with_progress(false);
-        model.clone().fit(&xt, &classes(&y), &config).unwrap()
+        let (in_mode, config) = scheduled(model.clone(), &EpGpClassifierConfig::new().with_mode(mode), 250);
+        in_mode.fit(&xt, &classes(&y), &config).unwrap()
     };
     let (inner, outer) = (run(EpMode::Inner), run(EpMode::Outer));
     let lz_inner = converged(&inner.0, &x, &y, &inner.0.ep_state().unwrap().sites).0;
@@ -253,13 +255,12 @@ fn t13_stochastic_training_works() {
         -q_model.predict_log_density_with(&xte, &classes(&ys), q).unwrap().iter().sum::<f64>() / n_test as f64
     };
     let initial = nll(&model, &WhitenedPosterior::prior(m).unwrap());
-    let batch_config = EpConfig::new().with_iterations(250).with_progress(false);
-    let batch = model.clone().fit(&xtr, &classes(&y), &batch_config).unwrap();
+    let (batch_model, batch_config) = scheduled(model.clone(), &EpGpClassifierConfig::new(), 250);
+    let batch = batch_model.fit(&xtr, &classes(&y), &batch_config).unwrap();
     // minibatch SEP: |B| = m = 20, 5 epochs, ρ_EP = 0.99 and Adadelta(0.9, 1e-5) by default
-    let mini_config =
-        EpConfig::new().with_mode(EpMode::Minibatch).with_batch_size(m).with_epochs(5).with_progress(false);
-    assert_eq!(mini_config.damping_or_default(), 0.99);
-    let mini = model.clone().fit(&xtr, &classes(&y), &mini_config).unwrap();
+    let (mini_model, mini_config) =
+        scheduled(model.clone(), &EpGpClassifierConfig::new().with_mode(EpMode::Minibatch), 5);
+    let mini = mini_model.fit(&xtr, &classes(&y), &mini_config.with_batch_size(m)).unwrap();
     let (nb, nm) = (nll(&batch.0, batch.0.posterior().unwrap()), nll(&mini.0, mini.0.posterior().unwrap()));
     eprintln!("T13: test NLL initial {initial}, batch {nb}, minibatch {nm}");
     assert!(nm <= 1.15 * nb && nm < 0.7 * initial, "minibatch NLL {nm}, batch {nb}, initial {initial}");

@@ -8,11 +8,13 @@ use burn::module::Module;
 use burn::tensor::{Device, Gradients};
 use burn_gp::error::Error;
 use burn_gp::kernels::Rbf;
-use burn_gp::models::ep::{EpConfig, EpMode, EpSites};
+use burn_gp::models::ep::{EpMode, EpSites};
 use burn_gp::models::full_ep::{full_ep_pass, FullEpClassifier, FullEpPosterior};
 use burn_gp::models::EpGpClassifier;
+use burn_gp::models::FullEpClassifierConfig;
 use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
+use burn_gp::train::TrainConfig;
 use faer::MatRef;
 
 /// An isotropic RBF full-EP classifier without jitter.
@@ -122,8 +124,10 @@ fn training_raises_the_converged_energy_and_fits_load_bit_for_bit() {
     let labels = classes(&y);
     let (ell, var) = (0.3, 0.5);
     let (_, before) = converge_dense(&covariance(&model(ell, var, &dev), &x, 2, &dev), &y, EpSites::zeros(60), 1e-10);
-    let config = EpConfig::new().with_mode(EpMode::Outer).with_iterations(25).with_progress(false);
-    let (fit, history) = model(ell, var, &ad).fit(&rows(&x, 2, &ad), &labels, &config).unwrap();
+    let schedule = FullEpClassifierConfig::new().with_jitter(0.0).with_mode(EpMode::Outer);
+    let config = schedule.paper_train_config().with_epochs(25).with_progress(false);
+    let outer = schedule.init(Rbf::new(&[ell], var, &ad).unwrap()).unwrap();
+    let (fit, history) = outer.fit(&rows(&x, 2, &ad), &labels, &config).unwrap();
     let log_z = fit.log_marginal_likelihood().unwrap();
     eprintln!("full EP: converged log Z {before:.4} at the initial kernel, {log_z:.4} after training");
     assert!(log_z > before + 1.0, "{log_z} vs {before}");
@@ -160,17 +164,26 @@ fn bad_input_gets_typed_errors() {
     let ad = ad_device();
     let x = rows(&uniform(20, 8), 2, &ad);
     let labels: Vec<usize> = (0..10).map(|i| i % 2).collect();
-    let fit = |config: EpConfig, labels: &[usize]| model(1.0, 1.0, &ad).fit(&x, labels, &config.with_progress(false));
+    let paper = FullEpClassifierConfig::new().paper_train_config();
+    let fit =
+        |config: TrainConfig, labels: &[usize]| model(1.0, 1.0, &ad).fit(&x, labels, &config.with_progress(false));
     let invalid = |r: burn_gp::Result<(FullEpClassifier<Rbf>, _)>| matches!(r, Err(Error::InvalidArgument { .. }));
-    assert!(invalid(fit(EpConfig::new().with_mode(EpMode::Minibatch), &labels)));
-    assert!(invalid(fit(EpConfig::new().with_shards(2), &labels)));
-    assert!(fit(EpConfig::new(), &labels[..9]).is_err());
-    assert!(fit(EpConfig::new(), &[2; 10]).is_err());
+    let minibatch =
+        FullEpClassifierConfig::new().with_mode(EpMode::Minibatch).init(Rbf::new(&[1.0], 1.0, &ad).unwrap());
+    assert!(invalid(minibatch.unwrap().fit(&x, &labels, &paper)));
+    let bad_damping = burn_gp::models::EpSchedule::new().with_damping(Some(1.5));
+    let damping = FullEpClassifierConfig::new().with_schedule(bad_damping).init(Rbf::new(&[1.0], 1.0, &ad).unwrap());
+    assert!(matches!(damping, Err(Error::InvalidArgument { .. })));
+    // SPSA takes no gradients: refused by name
+    let spsa = paper.clone().with_optimizer(burn_gp::train::OptimizerConfig::Spsa { a: 0.1, c: 0.1 });
+    assert!(matches!(fit(spsa, &labels), Err(Error::InvalidArgument { ref name, .. }) if name == "optimizer"));
+    assert!(fit(paper.clone(), &labels[..9]).is_err());
+    assert!(fit(paper.clone(), &[2; 10]).is_err());
     assert!(matches!(
         FullEpClassifier::new(Rbf::new(&[1.0], 1.0, &ad).unwrap(), -1.0),
         Err(Error::InvalidArgument { .. })
     ));
-    let (trained, _) = fit(EpConfig::new().with_iterations(2), &labels).unwrap();
+    let (trained, _) = fit(paper.with_epochs(2), &labels).unwrap();
     assert!(matches!(trained.predict(&rows(&uniform(9, 1), 3, &ad)), Err(Error::ShapeMismatch { .. })));
     let k = [1.0, 0.0, 0.0, 1.0];
     let r = full_ep_pass(MatRef::from_row_major_slice(&k, 2, 2), &[1.0; 3], &mut EpSites::zeros(3), 0.5);

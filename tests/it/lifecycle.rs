@@ -12,7 +12,6 @@ use burn_gp::data::{ClassTable, Table};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::{Matern, Rbf};
 use burn_gp::likelihoods::{BinaryHinge, Gaussian};
-use burn_gp::models::ep::EpConfig;
 use burn_gp::models::{
     BayesianSvm, BayesianSvmConfig, DeepGp, DeepGpConfig, EpGpClassifier, EpGpClassifierConfig, OneVsRestBsvm, Svgp,
     SvgpConfig,
@@ -201,7 +200,7 @@ fn deep_gps_and_ep_classifiers_load_and_predict_bit_for_bit() {
     let untrained = EpGpClassifier::<Rbf>::load(&path, &dev).unwrap();
     assert!(untrained.posterior().is_none() && untrained.log_marginal_likelihood().is_none());
     assert_eq!(model.predict_proba(&xp).unwrap(), untrained.predict_proba(&xp).unwrap());
-    let config = EpConfig::new().with_iterations(3).with_progress(false);
+    let config = EpGpClassifierConfig::new().paper_train_config().with_epochs(3).with_progress(false);
     let (fit, _history) = model.fit(&matrix(x, 60, 2, &train).unwrap(), &binary, &config).unwrap();
     fit.save(&path).unwrap();
     assert_loads_survive_damage("ep-fit", &path, |p| EpGpClassifier::<Rbf>::load(p, &dev));
@@ -230,14 +229,12 @@ fn skew_gp_posteriors_load_with_their_draws() {
     let binary: Vec<usize> = labels.iter().map(|&c| usize::from(c == 1)).collect();
     let config = SkewGpConfig::new()
         .with_latent_dim(2)
-        .with_epochs(3)
         .with_block_size(20)
         .with_qmc_points(64)
         .with_qmc_shifts(2)
         .with_phase_screen_epochs(1)
         .with_samples(200)
-        .with_burn_in(20)
-        .with_progress(false);
+        .with_burn_in(20);
     let xt = matrix(x1.clone(), 40, 1, &train).unwrap();
     let model = config.init(Rbf::new(&[1.0], 1.0, &train).unwrap(), &xt).unwrap();
     let path = temp("skew");
@@ -246,7 +243,8 @@ fn skew_gp_posteriors_load_with_their_draws() {
     let prior = SkewGp::<Rbf>::load(&path, &dev).unwrap();
     assert!(prior.posterior().is_none());
     assert!(matches!(prior.predict(&matrix(vec![0.0], 1, 1, &dev).unwrap()), Err(Error::InvalidArgument { .. })));
-    let (fit, _history) = model.fit(&xt, &binary, &config).unwrap();
+    let train_config = config.paper_train_config().with_epochs(3).with_progress(false);
+    let (fit, _history) = model.fit(&xt, &binary, &train_config).unwrap();
     let posterior = fit.posterior().unwrap();
     posterior.save(&path).unwrap();
     assert_loads_survive_damage("skew-gp-posterior", &path, |p| SkewGpPosterior::<Rbf>::load(p, &dev));

@@ -8,7 +8,7 @@ use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
 use burn_gp::models::ep::{run_ep, EpSites, WhitenedPosterior};
 use burn_gp::models::skew_gp::{
-    assign_params, flatten_params, partition, Objective, SkewGp, SkewGpConfig, SkewGpPosterior, SkewOptimizer,
+    assign_params, flatten_params, partition, Objective, SkewGp, SkewGpConfig, SkewGpPosterior,
 };
 use burn_gp::models::EpGpClassifier;
 use burn_gp::mvn::{
@@ -560,14 +560,16 @@ fn information(p: &[f64], y: &[f64]) -> f64 {
 fn quick_config(s: i64) -> SkewGpConfig {
     SkewGpConfig::new()
         .with_latent_dim(s)
-        .with_epochs(25)
-        .with_lr(0.05)
         .with_qmc_points(128)
         .with_qmc_shifts(4)
         .with_phase_screen_epochs(5)
         .with_samples(2000)
         .with_burn_in(50)
-        .with_progress(false)
+}
+
+/// `epochs` epochs of Adam at learning rate `lr`, every block every step, without a progress bar.
+fn quick_train(config: &SkewGpConfig, epochs: usize, lr: f64) -> burn_gp::train::TrainConfig {
+    config.paper_train_config().with_epochs(epochs).with_lr(lr).with_progress(false)
 }
 
 #[test]
@@ -581,7 +583,7 @@ fn end_to_end_on_fig4_data_trains_and_skewgp2_is_not_worse() {
     for s in [0, 2] {
         let config = quick_config(s);
         let model = config.init(Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xtr).unwrap();
-        let (fit, history) = model.fit(&xtr, &labels(&y[..ntr]), &config).unwrap();
+        let (fit, history) = model.fit(&xtr, &labels(&y[..ntr]), &quick_train(&config, 25, 0.05)).unwrap();
         let r = &history.records;
         let (first, last) = (r[0].objective, r[r.len() - 1].objective);
         assert!(last < first, "s = {s}: objective did not improve ({first} → {last})");
@@ -641,8 +643,8 @@ fn bad_inputs_are_typed_errors() {
     let (x, y) = synthetic(40, 4);
     let xt = t2(x.clone(), 40, 1, &dev);
     let kernel = || Rbf::new(&[1.0], 1.0, &dev).unwrap();
-    let config = quick_config(2).with_epochs(2);
-    let model = config.init(kernel(), &xt).unwrap();
+    let config = quick_train(&quick_config(2), 2, 0.05);
+    let model = quick_config(2).init(kernel(), &xt).unwrap();
     // labels not binary
     let mut bad = labels(&y);
     bad[3] = 2;
@@ -653,8 +655,18 @@ fn bad_inputs_are_typed_errors() {
     assert!(matches!(neg.init(kernel(), &xt), Err(Error::InvalidArgument { .. })));
     assert!(matches!(neg.check(40), Err(Error::InvalidArgument { .. })));
     // block larger than n
-    let big = quick_config(2).with_block_size(41);
-    assert!(matches!(model.clone().fit(&xt, &labels(&y), &big), Err(Error::InvalidArgument { .. })));
+    let big = quick_config(2).with_block_size(41).init(kernel(), &xt).unwrap();
+    assert!(matches!(big.fit(&xt, &labels(&y), &config), Err(Error::InvalidArgument { .. })));
+    // no epochs; a minibatch of rows with an objective that is not additive over blocks
+    assert!(matches!(
+        model.clone().fit(&xt, &labels(&y), &config.clone().with_epochs(0)),
+        Err(Error::InvalidArgument { .. })
+    ));
+    let log_sum = quick_config(2).with_objective(Objective::LogSumBlocks).init(kernel(), &xt).unwrap();
+    let minibatch = config.clone().with_batch_size(20);
+    assert!(
+        matches!(log_sum.fit(&xt, &labels(&y), &minibatch), Err(Error::InvalidArgument { ref name, .. }) if name == "batch_size")
+    );
     // non-PD M: a pseudo-point on a training input, no nugget
     let base = device();
     let on_data = SkewGp::new(Rbf::new(&[1.0], 1.0, &base).unwrap(), &[x[0]], &[1.0], &[0.0], 0.0, &base).unwrap();
@@ -664,18 +676,17 @@ fn bad_inputs_are_typed_errors() {
     let mut xnan = x.clone();
     xnan[7] = f64::NAN;
     let xn = t2(xnan, 40, 1, &dev);
-    let cfg = quick_config(0).with_epochs(1);
-    let m0 = SkewGp::new(kernel(), &[], &[], &[], 1e-6, &dev).unwrap();
-    match m0.fit(&xn, &labels(&y), &cfg) {
+    let m0 = quick_config(0).init(kernel(), &xn).unwrap();
+    match m0.fit(&xn, &labels(&y), &quick_train(&quick_config(0), 1, 0.05)) {
         Err(Error::NonFinite { context, .. }) => {
             assert!(context.contains("block") && context.contains("training step 1"), "{context}")
         }
         other => panic!("expected NonFinite, got {other:?}"),
     }
     // the paper's bound is refused when vacuous
-    let paper = quick_config(0).with_objective(Objective::PaperBound).with_block_size(10).with_epochs(1);
-    let m0 = SkewGp::new(kernel(), &[], &[], &[], 1e-6, &dev).unwrap();
-    assert!(matches!(m0.fit(&xt, &labels(&y), &paper), Err(Error::InvalidArgument { .. })));
+    let paper = quick_config(0).with_objective(Objective::PaperBound).with_block_size(10);
+    let m0 = paper.init(kernel(), &xt).unwrap();
+    assert!(matches!(m0.fit(&xt, &labels(&y), &quick_train(&paper, 1, 0.05)), Err(Error::InvalidArgument { .. })));
 }
 
 #[test]
@@ -683,10 +694,10 @@ fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
     let (x, y) = synthetic(80, 12);
     let dev = ad_device();
     let xt = t2(x, 80, 1, &dev);
-    let config = quick_config(0).with_epochs(12).with_lr(0.1).with_validation_fraction(0.25).with_validate_every(3);
+    let config = quick_config(0).with_validation_fraction(0.25).with_validate_every(3);
     // a deliberately poor start (long lengthscale, small variance), so the held-out score moves
     let model = config.init(Rbf::new(&[4.0], 0.2, &dev).unwrap(), &xt).unwrap();
-    let (fit, history) = model.fit(&xt, &labels(&y), &config).unwrap();
+    let (fit, history) = model.fit(&xt, &labels(&y), &quick_train(&config, 12, 0.1)).unwrap();
     let scored: Vec<(usize, f64)> = history
         .records
         .iter()
@@ -702,7 +713,10 @@ fn hold_out_keeps_the_epoch_with_the_best_held_out_prediction() {
     for bad in [1.0, -0.1, 0.99] {
         let cfg = quick_config(0).with_validation_fraction(bad);
         let m = cfg.init(Rbf::new(&[1.0], 1.0, &dev).unwrap(), &xt).unwrap();
-        assert!(matches!(m.fit(&xt, &labels(&y), &cfg), Err(Error::InvalidArgument { .. })), "{bad}");
+        assert!(
+            matches!(m.fit(&xt, &labels(&y), &quick_train(&cfg, 25, 0.05)), Err(Error::InvalidArgument { .. })),
+            "{bad}"
+        );
     }
 }
 
@@ -728,11 +742,11 @@ fn sampled_hold_out_scores_agree_with_the_exact_ones() {
     let (x, y) = synthetic(80, 12);
     let dev = ad_device();
     let xt = t2(x, 80, 1, &dev);
-    let exact = quick_config(0).with_epochs(12).with_lr(0.1).with_validation_fraction(0.25).with_validate_every(4);
+    let exact = quick_config(0).with_validation_fraction(0.25).with_validate_every(4);
     let sampled = exact.clone().with_validation_samples(4000);
     let scores = |config: &SkewGpConfig| -> Vec<f64> {
         let model = config.init(Rbf::new(&[4.0], 0.2, &dev).unwrap(), &xt).unwrap();
-        let (_, history) = model.fit(&xt, &labels(&y), config).unwrap();
+        let (_, history) = model.fit(&xt, &labels(&y), &quick_train(config, 12, 0.1)).unwrap();
         history
             .records
             .iter()
@@ -756,8 +770,9 @@ fn spsa_option_trains_too() {
     let (x, y) = synthetic(60, 8);
     let dev = ad_device();
     let xt = t2(x, 60, 1, &dev);
-    let config = quick_config(0).with_optimizer(SkewOptimizer::Spsa).with_epochs(30).with_spsa_a(0.2);
-    let model = config.init(Rbf::new(&[2.0], 0.3, &dev).unwrap(), &xt).unwrap();
+    let spsa = burn_gp::train::OptimizerConfig::Spsa { a: 0.2, c: 0.05 };
+    let config = quick_train(&quick_config(0), 30, 0.05).with_optimizer(spsa);
+    let model = quick_config(0).init(Rbf::new(&[2.0], 0.3, &dev).unwrap(), &xt).unwrap();
     let (_, history) = model.fit(&xt, &labels(&y), &config).unwrap();
     let r = &history.records;
     let head = r[..5].iter().map(|e| e.objective).sum::<f64>() / 5.0;

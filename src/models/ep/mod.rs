@@ -18,9 +18,11 @@
 //! let labels: Vec<usize> = x.chunks(d).map(|r| usize::from(r[0] * r[1] > 0.0)).collect(); // classes 0, 1
 //! let train = default_device()?.autodiff();
 //! let inducing = burn_gp::inducing::InducingPoints::new(&x[..10 * d], 10, d, &train)?;
-//! let model = EpGpClassifierConfig::new().init(Rbf::ard(d, 1.0, 1.0, &train)?, inducing, &train)?;
+//! let model_config = EpGpClassifierConfig::new(); // batch SEP (EpMode::Inner)
+//! let model = model_config.init(Rbf::ard(d, 1.0, 1.0, &train)?, inducing, &train)?;
 //! let xt = matrix(x, n, d, &train)?;
-//! let config = EpConfig::new().with_iterations(5).with_progress(false); // the paper: 250
+//! // the paper's sign-adaptive steps, 5 iterations instead of its 250
+//! let config = model_config.paper_train_config().with_epochs(5).with_progress(false);
 //! let (model, _history) = model.fit(&xt, &labels, &config)?; // sites, q(u), hyperparameters
 //! let pred = model.predict(&xt)?; // ClassPredictive with exact probit probabilities
 //! println!("accuracy {:.3}, NLL {:.3}", pred.accuracy(&labels)?, pred.nll(&labels)?);
@@ -42,7 +44,7 @@ mod site;
 mod state;
 mod train;
 
-pub use config::{EpConfig, EpGpClassifierConfig, EpMode};
+pub use config::{EpGpClassifierConfig, EpMode, EpSchedule};
 pub use frozen::frozen_posterior;
 pub use model::{EpGpClassifier, FrozenPosterior};
 pub use posterior::{

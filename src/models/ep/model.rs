@@ -5,6 +5,7 @@ use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor, TensorData};
 use faer::{Mat, MatRef, Par};
 
+use super::config::EpGpClassifierConfig;
 use super::posterior::{Fitc, WhitenedPosterior};
 use super::state::EpState;
 use crate::error::{check_positive, Error, Result};
@@ -38,6 +39,10 @@ pub struct EpGpClassifier<K: Module> {
     /// The EP state and `q(u)` of the last fit (not a Burn parameter: kept by [`SavedModel`](crate::saved::SavedModel)).
     #[module(skip)]
     pub(crate) fitted: Option<EpFitted>,
+    /// The EP schedule, sharding and evaluation interval [`fit`](Self::fit) follows (its
+    /// [`EpGpClassifierConfig`]).
+    #[module(skip)]
+    pub(crate) settings: EpGpClassifierConfig,
 }
 
 /// What a fit leaves in an [`EpGpClassifier`] beside its parameters.
@@ -78,12 +83,27 @@ pub(crate) struct StepKernels {
 }
 
 impl<K: Kernel> EpGpClassifier<K> {
-    /// A classifier from a kernel, inducing points and the initial σ0² (> 0).
+    /// A classifier from a kernel, inducing points and the initial σ0² (> 0), with
+    /// [`EpGpClassifierConfig`]'s default EP schedule (batch SEP).
     pub fn new(kernel: K, inducing: InducingPoints, noise: f64, jitter: f64, device: &Device) -> Result<Self> {
         check_positive("noise", noise)?; // σ0²
         crate::error::check_non_negative("jitter", jitter)?;
         let log_noise = Tensor::<1>::from_data(TensorData::new(vec![noise.ln()], [1]), device);
-        Ok(Self { kernel, inducing, log_noise: Param::from_tensor(log_noise), jitter, fitted: None })
+        Ok(Self {
+            kernel,
+            inducing,
+            log_noise: Param::from_tensor(log_noise),
+            jitter,
+            fitted: None,
+            settings: EpGpClassifierConfig::new().with_noise(noise).with_jitter(jitter),
+        })
+    }
+    /// The model with the EP schedule of `config` (mode, damping, EP tolerance and passes,
+    /// shards, `evaluate_every`) in place of its own, for its next [`fit`](Self::fit); its
+    /// parameters, noise and jitter are kept (e.g. to go on training a fitted model in another
+    /// mode). Invalid settings are [`Error::InvalidArgument`].
+    pub fn with_ep_schedule(self, config: &EpGpClassifierConfig) -> Result<Self> {
+        Ok(Self { settings: config.checked()?, ..self })
     }
     /// Number of inducing points m.
     pub fn num_inducing(&self) -> usize {

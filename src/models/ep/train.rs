@@ -7,7 +7,7 @@ use burn::optim::GradientsParams;
 use burn::tensor::Tensor;
 use faer::{Accum, Mat, Par};
 
-use super::config::{EpConfig, EpMode};
+use super::config::EpMode;
 use super::frozen::frozen_posterior;
 use super::model::{EpGpClassifier, FrozenPosterior};
 use super::posterior::{cavity, update_sites, Cavity, Fitc, PassReport, Projection, WhitenedPosterior, CAVITY_GUARD};
@@ -18,8 +18,9 @@ use crate::error::{Error, Result};
 use crate::kernels::Kernel;
 use crate::linalg::host::{matmul_into, solve_upper_in_place};
 use crate::models::select_rows;
-use crate::optim::{Adadelta, SignAdaptive};
-use crate::train::{f64_bytes, fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex};
+use crate::train::{
+    f64_bytes, fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex, TrainConfig,
+};
 
 /// Retries of a step after a non-finite result, each with halved damping and step size.
 const MAX_BACKOFFS: usize = 6;
@@ -134,17 +135,24 @@ pub fn minibatch_update(
 
 impl<K: Kernel> EpGpClassifier<K> {
     /// Trains on the rows of `x` `[n, d]` (an autodiff device) with class labels `labels` in
-    /// `{0, 1}` by `config` (class 1 is the positive class of the probit likelihood): the trained
+    /// `{0, 1}` (class 1 is the positive class of the probit likelihood) by the model's EP schedule
+    /// ([`EpGpClassifierConfig`](super::EpGpClassifierConfig)) and `config`: `epochs` iterations
+    /// (batch modes: one EP pass and one step on all rows each; `batch_size` is not used) or
+    /// epochs of minibatches of `batch_size` (minibatch mode, shuffled by `seed`); every step is
+    /// `config.optimizer`'s on the gradient of `log Z_q` (of its minibatch estimate), scaled by
+    /// the learning rate of `lr` and `schedule`; `progress` and `checkpoint` apply.
+    /// [`EpGpClassifierConfig::paper_train_config`](super::EpGpClassifierConfig::paper_train_config)
+    /// gives the paper's settings (sign-adaptive steps, or Adadelta in minibatch mode). The trained
     /// model, holding its EP sites and `q(u)` ([`posterior`](Self::posterior),
     /// [`log_marginal_likelihood`](Self::log_marginal_likelihood)), and the per-iteration (batch
     /// modes) or per-epoch (minibatch) [`History`]; see [`fit_evaluated`](Self::fit_evaluated).
-    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<(Self, History)> {
+    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &TrainConfig) -> Result<(Self, History)> {
         self.fit_evaluated(x, labels, config, |_, _, _| Ok(Vec::new()))
     }
 
     /// As [`fit`](Self::fit), with progress metrics.
     ///
-    /// `evaluate(model, q, epoch)` runs after every `config.evaluate_every`-th iteration (batch
+    /// `evaluate(model, q, epoch)` runs after every `evaluate_every`-th iteration (batch
     /// modes) or epoch (minibatch), and after the last, with the model and its posterior at the
     /// current hyperparameters (building that posterior costs O(nm²) in the batch modes); it returns named metrics
     /// for the progress line and the [`History`]. The history's objective is `−log Z_q / n` in the
@@ -163,7 +171,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         self,
         x: &Tensor<2>,
         labels: &[usize],
-        config: &EpConfig,
+        config: &TrainConfig,
         evaluate: E,
     ) -> Result<(Self, History)>
     where
@@ -173,13 +181,13 @@ impl<K: Kernel> EpGpClassifier<K> {
     }
 
     /// As [`Self::fit_evaluated`], with the batch modes' shard statistics combined by `reducer` (one shard
-    /// per reducer device when it names devices, else `config.shards` shards on `x`'s device). Only
+    /// per reducer device when it names devices, else the schedule's `shards` shards on `x`'s device). Only
     /// the batch modes are sharded; minibatch mode ignores the reducer.
     pub fn fit_with_reducer<E>(
         self,
         x: &Tensor<2>,
         labels: &[usize],
-        config: &EpConfig,
+        config: &TrainConfig,
         reducer: &dyn ShardReducer,
         mut evaluate: E,
     ) -> Result<(Self, History)>
@@ -192,28 +200,28 @@ impl<K: Kernel> EpGpClassifier<K> {
         if m > n {
             return Err(Error::invalid("inducing points", format!("m = {m} exceeds the {n} training points")));
         }
-        let minibatch = config.mode == EpMode::Minibatch;
+        config.validate()?;
+        let settings = self.settings.checked()?;
+        let schedule = settings.schedule;
+        let minibatch = schedule.mode == EpMode::Minibatch;
         if minibatch && config.batch_size == 0 {
             return Err(Error::invalid("batch_size", "must be positive"));
         }
         let state = RefCell::new(EpState::new(n, m, minibatch));
+        // the batch modes step on all rows in their order (one batch of n per "epoch")
         let train = match minibatch {
-            true => config.loop_config(config.epochs, config.batch_size),
-            false => config.loop_config(config.iterations, n),
+            true => config.clone(),
+            false => TrainConfig { batch_size: n, ..config.clone() },
         };
-        let optim = RefCell::new(if minibatch {
-            Adadelta::new(config.adadelta_rho, config.adadelta_epsilon).init()
-        } else {
-            SignAdaptive::new(config.initial_step).init()
-        });
-        let outer = (config.mode == EpMode::Outer).then_some((config.ep_tolerance, config.max_ep_passes));
+        let optim = RefCell::new(config.optimizer.init()?);
+        let outer = (schedule.mode == EpMode::Outer).then_some((schedule.ep_tolerance, schedule.max_ep_passes));
         let shards = if minibatch {
             None
         } else {
-            let k = reducer.devices().map_or(config.shards, <[_]>::len);
+            let k = reducer.devices().map_or(settings.shards, <[_]>::len);
             Some(Shards::new(x, y, shard_ranges(n, k)?, reducer.devices())?)
         };
-        let backoff = Backoff::new(config.damping_or_default());
+        let backoff = Backoff::new(schedule.damping_or_default());
         let last_log_z = Cell::new(None);
         // minibatch mode rebuilds S and e from the stored sites at the start of every epoch but the
         // first (where every site is zero and the sums are exactly zero: the O(nm²) pass over the
@@ -281,7 +289,8 @@ impl<K: Kernel> EpGpClassifier<K> {
                     Ok((value, grads, log_z)) => {
                         let value = value / n as f64;
                         if value.is_finite() && log_z.is_none_or(f64::is_finite) {
-                            let next = optim.borrow_mut().step(backoff.lr_scale.get(), model.clone(), grads);
+                            let lr = train.lr_at(at) * backoff.lr_scale.get();
+                            let next = optim.borrow_mut().step(lr, model.clone(), grads);
                             let objective = log_z.map_or(value, |l| -l / n as f64);
                             if !checked_now {
                                 #[cfg(test)]
@@ -328,7 +337,7 @@ impl<K: Kernel> EpGpClassifier<K> {
         };
         let last = train.epochs;
         let eval = |model: &EpGpClassifier<K>, epoch: usize| -> Result<Vec<(String, f64)>> {
-            let every = config.evaluate_every;
+            let every = settings.evaluate_every;
             if epoch != last && (every == 0 || !epoch.is_multiple_of(every)) {
                 return Ok(vec![]);
             }
@@ -352,7 +361,7 @@ impl<K: Kernel> EpGpClassifier<K> {
             last_log_z.set((log_z[0] != 0.0).then_some(log_z[1]));
             Ok(())
         };
-        let settings = [config.mode_code(), m as u64];
+        let settings = [schedule.mode_code(), m as u64];
         let resumable = LoopState { kind: "EpGpClassifier", settings: &settings, save: &save, load: &mut load };
         let (model, history) = fit_loop_checkpointed(self, n, &train, label, resumable, step, eval)?;
         let state = state.into_inner();
@@ -408,10 +417,12 @@ mod tests {
         let xt = matrix(x.clone(), n, 1, &device).unwrap();
         let model = || {
             let z = InducingPoints::new(&x[..8], 8, 1, &device).unwrap();
-            EpGpClassifier::new(Rbf::new(&[1.0], 1.0, &device).unwrap(), z, 1e-2, 1e-8, &device).unwrap()
+            let config = super::super::EpGpClassifierConfig::new().with_noise(1e-2).with_mode(EpMode::Minibatch);
+            config.init(Rbf::new(&[1.0], 1.0, &device).unwrap(), z, &device).unwrap()
         };
-        let config = EpConfig::new()
-            .with_mode(super::super::EpMode::Minibatch)
+        let config = super::super::EpGpClassifierConfig::new()
+            .with_mode(EpMode::Minibatch)
+            .paper_train_config()
             .with_batch_size(10)
             .with_epochs(2)
             .with_progress(false);

@@ -12,9 +12,10 @@
 //! let x: Vec<f64> = (0..n * d).map(|i| (i as f64 * 0.37).sin() * 2.0).collect();
 //! let labels: Vec<usize> = x.chunks(d).map(|r| usize::from(r[0] * r[1] > 0.0)).collect(); // classes 0, 1
 //! let train = default_device()?.autodiff();
-//! let model = FullEpClassifierConfig::new().init(Rbf::new(&[1.0], 1.0, &train)?)?;
+//! let model_config = FullEpClassifierConfig::new(); // one damped EP pass per step
+//! let model = model_config.init(Rbf::new(&[1.0], 1.0, &train)?)?;
 //! let xt = matrix(x, n, d, &train)?;
-//! let config = EpConfig::new().with_iterations(5).with_progress(false);
+//! let config = model_config.paper_train_config().with_epochs(5).with_progress(false); // 5 steps
 //! let (model, _history) = model.fit(&xt, &labels, &config)?; // sites and kernel
 //! let pred = model.predict(&xt)?; // ClassPredictive with exact probit probabilities
 //! println!("accuracy {:.3}, log Z_EP {:?}", pred.accuracy(&labels)?, model.log_marginal_likelihood());

@@ -8,7 +8,7 @@ use faer::MatRef;
 use super::posterior::FullEpPosterior;
 use crate::error::Result as GpResult;
 use crate::kernels::Kernel;
-use crate::models::ep::EpSites;
+use crate::models::ep::{EpMode, EpSchedule, EpSites};
 use crate::tensors::to_vec;
 
 /// A full-EP GP classifier: latent `f ~ GP(0, k)` with `jitter` added to the training covariance
@@ -26,6 +26,9 @@ pub struct FullEpClassifier<K: Module> {
     /// [`SavedModel`](crate::saved::SavedModel)).
     #[module(skip)]
     pub(crate) fitted: Option<FullEpFitted>,
+    /// The EP schedule [`fit`](Self::fit) follows (from [`FullEpClassifierConfig`]).
+    #[module(skip)]
+    pub(crate) schedule: EpSchedule,
 }
 
 /// What a fit leaves in a [`FullEpClassifier`] beside its kernel.
@@ -58,28 +61,48 @@ impl FullEpFitted {
     }
 }
 
-/// Settings of a [`FullEpClassifier`] (a Burn [`Config`](burn::config::Config)); its training
-/// settings are [`EpConfig`](crate::models::EpConfig).
+/// Settings of a [`FullEpClassifier`] (a Burn [`Config`](burn::config::Config)): its jitter and
+/// EP schedule. The optimiser, learning rate, steps (`epochs`), progress bar and checkpoints are
+/// the [`TrainConfig`](crate::train::TrainConfig) given to [`fit`](FullEpClassifier::fit);
+/// [`paper_train_config`](Self::paper_train_config) gives the sparse EP paper's batch settings.
 #[derive(burn::config::Config, Debug)]
 pub struct FullEpClassifierConfig {
     /// Added to the diagonal of the training covariance `K` (≥ 0).
     #[config(default = 1e-6)]
     pub jitter: f64,
+    /// The EP schedule: [`EpMode::Inner`] (one EP pass per step, the default) or
+    /// [`EpMode::Outer`] (EP to convergence before every step); [`EpMode::Minibatch`] is refused
+    /// by `fit`.
+    #[config(default = "EpSchedule::new()")]
+    pub schedule: EpSchedule,
 }
 
 impl FullEpClassifierConfig {
-    /// The classifier with `kernel`; a negative or non-finite jitter is
-    /// [`Error::InvalidArgument`](crate::Error::InvalidArgument).
+    /// The classifier with `kernel`; a negative or non-finite jitter, or a damping outside
+    /// `(0, 1]`, is [`Error::InvalidArgument`](crate::Error::InvalidArgument).
     pub fn init<K: Kernel>(&self, kernel: K) -> GpResult<FullEpClassifier<K>> {
-        FullEpClassifier::new(kernel, self.jitter)
+        let schedule = self.schedule.checked()?;
+        Ok(FullEpClassifier { schedule, ..FullEpClassifier::new(kernel, self.jitter)? })
+    }
+
+    /// The config with the schedule's mode `mode`.
+    pub fn with_mode(self, mode: EpMode) -> Self {
+        Self { schedule: self.schedule.with_mode(mode), ..self }
+    }
+
+    /// The batch settings of the sparse EP paper (250 sign-adaptive steps, initial step 10⁻²,
+    /// learning rate 1), as [`EpGpClassifierConfig::paper_train_config`](crate::models::EpGpClassifierConfig::paper_train_config).
+    pub fn paper_train_config(&self) -> crate::train::TrainConfig {
+        self.schedule.paper_train_config()
     }
 }
 
 impl<K: Kernel> FullEpClassifier<K> {
-    /// A classifier from a kernel and the jitter on the training covariance (≥ 0, finite).
+    /// A classifier from a kernel and the jitter on the training covariance (≥ 0, finite), with
+    /// [`FullEpClassifierConfig`]'s default EP schedule.
     pub fn new(kernel: K, jitter: f64) -> GpResult<Self> {
         crate::error::check_non_negative("jitter", jitter)?;
-        Ok(Self { kernel, jitter, fitted: None })
+        Ok(Self { kernel, jitter, fitted: None, schedule: EpSchedule::new() })
     }
 
     /// `K = k(x, x) + jitter·I` `[n, n]` (differentiable in the kernel's parameters).

@@ -1,5 +1,6 @@
 //! Training a [`FullEpClassifier`]: damped parallel EP passes over all sites interleaved with
-//! sign-adaptive steps on the kernel's parameters, the batch schedules of [`EpConfig`]
+//! optimiser steps on the kernel's parameters, the batch schedules of
+//! [`FullEpClassifierConfig`](super::FullEpClassifierConfig)
 //! ([`EpMode::Inner`]: one pass per step; [`EpMode::Outer`]: EP to convergence before every step).
 use std::cell::RefCell;
 
@@ -11,11 +12,10 @@ use super::model::{FullEpClassifier, FullEpFitted, HostCovariance};
 use super::posterior::FullEpPosterior;
 use crate::error::{Error, Result};
 use crate::kernels::Kernel;
-use crate::models::ep::{update_sites, Backoff, EpConfig, EpMode, EpSites, PassReport};
+use crate::models::ep::{update_sites, Backoff, EpMode, EpSites, PassReport};
 use crate::models::{check_inputs, ClassPredictive};
-use crate::optim::SignAdaptive;
 use crate::tensors::to_vec;
-use crate::train::{fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex};
+use crate::train::{fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex, TrainConfig};
 
 /// Retries of a step after a non-finite result, each with halved damping and step size.
 const MAX_BACKOFFS: usize = 6;
@@ -50,13 +50,15 @@ pub fn full_ep_pass(k: MatRef<'_, f64>, y: &[f64], sites: &mut EpSites, damping:
 
 impl<K: Kernel> FullEpClassifier<K> {
     /// Trains on the rows of `x` `[n, d]` (an autodiff device) with class labels in `{0, 1}`
-    /// (class 1 is the positive class) by the batch schedules of `config`: per step, EP passes
-    /// (one, or until no site changes by more than `ep_tolerance` in [`EpMode::Outer`]), then one
-    /// sign-adaptive step on the gradient `½ tr(G ∂K/∂θ)` of `log Z_EP` (R&W eq. 5.27), formed as
-    /// Burn's autodiff of `½ Σ G ∘ K(θ)` with `G` held constant. `config.iterations` steps;
-    /// `damping`, `initial_step`, `ep_tolerance`, `max_ep_passes`, `progress` and `checkpoint`
-    /// apply; the other settings do not ([`EpMode::Minibatch`] and `shards > 1` are errors, and
-    /// nothing here is random).
+    /// (class 1 is the positive class) by the model's batch schedule
+    /// ([`FullEpClassifierConfig`](super::FullEpClassifierConfig)): per step, EP passes (one, or
+    /// until no site changes by more than `ep_tolerance` in [`EpMode::Outer`]), then one step of
+    /// `config.optimizer` on the gradient `½ tr(G ∂K/∂θ)` of `log Z_EP` (R&W eq. 5.27), formed as
+    /// Burn's autodiff of `½ Σ G ∘ K(θ)` with `G` held constant. `config.epochs` steps, at the
+    /// learning rate of `lr` and `schedule`; `progress` and `checkpoint` apply; `batch_size` and
+    /// `seed` are not used (every step sees all rows, and nothing here is random).
+    /// [`FullEpClassifierConfig::paper_train_config`](super::FullEpClassifierConfig::paper_train_config)
+    /// gives sign-adaptive steps as in the sparse EP paper. [`EpMode::Minibatch`] is an error.
     ///
     /// A step that produces a non-finite value is undone and retried with halved damping and
     /// halved step sizes, up to 6 times; then training stops with an error naming the step.
@@ -68,7 +70,7 @@ impl<K: Kernel> FullEpClassifier<K> {
     /// Returns the trained model, which holds its training inputs, sites and posterior (so
     /// [`predict`](Self::predict) answers from them), and the per-step [`History`]
     /// (objective `−log Z_EP / n` at the sites each step started from).
-    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &EpConfig) -> Result<(Self, History)> {
+    pub fn fit(self, x: &Tensor<2>, labels: &[usize], config: &TrainConfig) -> Result<(Self, History)> {
         self.fit_evaluated(x, labels, config, |_, _| Ok(Vec::new()))
     }
 
@@ -78,7 +80,7 @@ impl<K: Kernel> FullEpClassifier<K> {
         self,
         x: &Tensor<2>,
         labels: &[usize],
-        config: &EpConfig,
+        config: &TrainConfig,
         evaluate: E,
     ) -> Result<(Self, History)>
     where
@@ -86,21 +88,20 @@ impl<K: Kernel> FullEpClassifier<K> {
     {
         let n = check_inputs("FullEpClassifier::fit", x, self.kernel.input_dim())?;
         let y = &crate::data::binary_signs("FullEpClassifier::fit", labels, n)?[..];
-        if config.mode == EpMode::Minibatch {
+        config.validate()?;
+        let schedule = self.schedule.checked()?;
+        if schedule.mode == EpMode::Minibatch {
             return Err(Error::invalid("mode", "full EP trains in the batch modes (Inner or Outer), not Minibatch"));
         }
-        if config.shards > 1 {
-            return Err(Error::invalid("shards", "full EP runs as one shard"));
-        }
-        let train = config.loop_config(config.iterations, n);
-        let (tol, passes) = match config.mode {
-            EpMode::Outer => (config.ep_tolerance, config.max_ep_passes.max(1)),
+        let train = TrainConfig { batch_size: n, ..config.clone() };
+        let (tol, passes) = match schedule.mode {
+            EpMode::Outer => (schedule.ep_tolerance, schedule.max_ep_passes.max(1)),
             _ => (0.0, 1),
         };
-        let optim = RefCell::new(SignAdaptive::new(config.initial_step).init());
+        let optim = RefCell::new(config.optimizer.init()?);
         let sites = RefCell::new(EpSites::zeros(n));
         let skipped = RefCell::new(0usize);
-        let backoff = Backoff::new(config.damping_or_default());
+        let backoff = Backoff::new(schedule.damping_or_default());
         let step = |model: FullEpClassifier<K>, _: &[usize], at: StepIndex| -> Result<(FullEpClassifier<K>, f64)> {
             let mut failure = String::new();
             for _ in 0..=MAX_BACKOFFS {
@@ -125,7 +126,8 @@ impl<K: Kernel> FullEpClassifier<K> {
                 })();
                 match attempt {
                     Ok((log_z, grads)) if log_z.is_finite() => {
-                        let next = optim.borrow_mut().step(backoff.lr_scale.get(), model.clone(), grads);
+                        let next =
+                            optim.borrow_mut().step(train.lr_at(at) * backoff.lr_scale.get(), model.clone(), grads);
                         return Ok((next, -log_z / n as f64));
                     }
                     Ok((log_z, _)) => failure = format!("log Z_EP became {log_z}"),
@@ -155,7 +157,7 @@ impl<K: Kernel> FullEpClassifier<K> {
             *skipped.borrow_mut() = blobs.count()?;
             Ok(())
         };
-        let settings = [config.mode_code()];
+        let settings = [schedule.mode_code()];
         let resumable = LoopState { kind: "FullEpClassifier", settings: &settings, save: &save, load: &mut load };
         let (model, history) = fit_loop_checkpointed(self, n, &train, "−logZ/N", resumable, step, evaluate)?;
         let sites = sites.into_inner();

@@ -1,10 +1,11 @@
 //! [`SkewGpConfig`]: the skew GP classifier's settings (their origin: `docs/papers/000-skew-gp.md`,
-//! section "Defaults") and its objective and optimiser choices.
+//! section "Defaults") and its objective choices.
 use burn::config::Config;
 
 use crate::data::{stratified_split, IndexSplit};
 use crate::error::Error;
 use crate::mvn::{ChainConfig, ChainStart, LinEssVariant};
+use crate::train::{OptimizerConfig, TrainConfig};
 
 /// What `fit` maximises (paper §5.2, Proposition 2, and ours: `docs/papers/000-skew-gp.md`, section
 /// "Training objective"); `P_i = Φ_{s+|B_i|}(γ̃_{B_i}; Γ̃_{B_i})` per block.
@@ -22,22 +23,16 @@ pub enum Objective {
     PaperBound,
 }
 
-/// How the hyperparameters are moved.
-#[derive(Config, Debug, PartialEq, Eq, Copy)]
-pub enum SkewOptimizer {
-    /// Adam on the autodiff gradient of the QMC estimate (points fixed within a step, fresh random
-    /// shifts every step).
-    Adam,
-    /// Simultaneous perturbation stochastic approximation (Spall 1998; the paper's optimiser): two
-    /// objective evaluations with common random numbers per step, no gradients.
-    Spsa,
-}
-
 /// Mixed into [`SkewGpConfig::seed`] for the hold-out split, so that it draws other numbers
 /// than the sampler and the lattices seeded from the same value.
 const HOLDOUT_SEED_MIX: u64 = 0x4a1d;
 
-/// Settings of [`SkewGpConfig::init`](Self::init), [`SkewGp::fit`](super::SkewGp::fit) and of the posterior sampler.
+/// Settings of the skew GP classifier (a Burn [`Config`](burn::config::Config)): its prior
+/// ([`init`](Self::init)), the objective, phase search and hold-out of
+/// [`SkewGp::fit`](super::SkewGp::fit), and the posterior sampler. The optimiser (Adam, any other
+/// of [`OptimizerConfig`], or [`OptimizerConfig::Spsa`]), learning rate, epochs, rows per step,
+/// seed of the training randomness, progress bar and checkpoints are the [`TrainConfig`] given to
+/// `fit`; [`paper_train_config`](Self::paper_train_config) gives the documented defaults.
 #[derive(Config, Debug)]
 pub struct SkewGpConfig {
     /// Latent (skewness) dimension `s`; `0` is the exact-posterior GP probit classifier
@@ -48,9 +43,6 @@ pub struct SkewGpConfig {
     /// Block size `|B|` of the training objective (the paper: 30).
     #[config(default = 30)]
     pub block_size: usize,
-    /// Blocks per optimisation step (minibatch of blocks; `None`: all blocks every step). Only
-    /// [`Objective::BlockComposite`] may use fewer than all.
-    pub batch_blocks: Option<usize>,
     /// Lattice points per random shift of each block's Genz estimate.
     #[config(default = 500)]
     pub qmc_points: usize,
@@ -89,21 +81,6 @@ pub struct SkewGpConfig {
     /// nugget used is at least [`F32_NUGGET_FLOOR`] (see [`SkewGpConfig::nugget_on`]).
     #[config(default = 1e-6)]
     pub jitter: f64,
-    /// Optimiser.
-    #[config(default = "SkewOptimizer::Adam")]
-    pub optimizer: SkewOptimizer,
-    /// Adam learning rate (ours; `docs/papers/000-skew-gp.md`, section "Defaults").
-    #[config(default = 0.02)]
-    pub lr: f64,
-    /// Passes over the data (with all blocks per step: optimisation steps).
-    #[config(default = 300)]
-    pub epochs: usize,
-    /// SPSA step gain `a` in `a_k = a / (k + 1 + A)^0.602`, `A` = 10 % of the steps.
-    #[config(default = 0.05)]
-    pub spsa_a: f64,
-    /// SPSA perturbation `c` in `c_k = c / (k + 1)^0.101`.
-    #[config(default = 0.05)]
-    pub spsa_c: f64,
     /// Posterior sampler: chains (first design: 16; lin-ess draws are strongly autocorrelated on GP
     /// posteriors, so more chains and draws than first planned are the default, see
     /// `docs/papers/000-skew-gp.md`, section "Defaults", and `docs/results/skew_gp.md`).
@@ -123,20 +100,10 @@ pub struct SkewGpConfig {
     /// of rows the dispersed start needs thousands of burn-in steps; `docs/results/skew_gp.md`).
     #[config(default = "ChainStart::Sequential")]
     pub chain_start: ChainStart,
-    /// Seed (pseudo-point initialisation, partitions, QMC shifts, sampler).
+    /// Seed of the pseudo-point initialisation, the hold-out split and its lattice, and the
+    /// sampler (training's partitions and QMC shifts follow the [`TrainConfig`]'s seed).
     #[config(default = 0)]
     pub seed: u64,
-    /// Show a progress bar.
-    #[config(default = true)]
-    pub progress: bool,
-    /// Checkpoints of the hyperparameter optimisation (none by default): one file per training
-    /// run (sign pattern, then the continued one), `<dir>/SkewGp.run<i>.ckpt`, every
-    /// `every_epochs` epochs and after the run's last, holding the model, Adam's state and its
-    /// count of skipped steps (or SPSA's count of random directions drawn), the hold-out's best
-    /// epoch so far and the history; with `resume`, finished runs are read back and the
-    /// interrupted one goes on, ending bit for bit where the uninterrupted fit ends.
-    #[config(default = "None")]
-    pub checkpoint: Option<crate::train::CheckpointConfig>,
 }
 
 /// The smallest nugget a skew GP uses on an f32 device. `K(X, X)` is computed in the device's
@@ -171,15 +138,6 @@ impl SkewGpConfig {
                 format!("must be between 1 and the {n} training points, got {}", self.block_size),
             ));
         }
-        if self.batch_blocks == Some(0) {
-            return Err(Error::invalid("batch_blocks", "must be positive"));
-        }
-        if self.objective != Objective::BlockComposite && self.batch_blocks.is_some_and(|b| b * self.block_size < n) {
-            return Err(Error::invalid(
-                "batch_blocks",
-                "only the block-composite objective works on minibatches of blocks",
-            ));
-        }
         if self.qmc_points == 0 || self.qmc_shifts == 0 {
             return Err(Error::invalid("qmc_points/qmc_shifts", "must be positive"));
         }
@@ -195,8 +153,40 @@ impl SkewGpConfig {
             ));
         }
         crate::error::check_non_negative("jitter", self.jitter)?;
-        if !(self.lr.is_finite() && self.lr > 0.0) || self.epochs == 0 {
-            return Err(Error::invalid("lr/epochs", "need a positive learning rate and at least one epoch"));
+        Ok(())
+    }
+
+    /// The training settings of `docs/papers/000-skew-gp.md`, section "Defaults" (ours; the paper
+    /// trains by SPSA, [`OptimizerConfig::Spsa`] with `a = c = 0.05`): 300 epochs of Adam at
+    /// learning rate 0.02, every block in every step (`batch_size = usize::MAX`), this config's
+    /// seed, a progress bar, no checkpoints.
+    pub fn paper_train_config(&self) -> TrainConfig {
+        TrainConfig::new()
+            .with_epochs(300)
+            .with_lr(0.02)
+            .with_batch_size(usize::MAX)
+            .with_optimizer(OptimizerConfig::Adam)
+            .with_seed(self.seed)
+    }
+
+    /// Checks the training settings `train` against this config and `n` training rows: at least
+    /// one epoch, a positive batch, valid optimiser settings, and whole-data steps unless the
+    /// objective is [`Objective::BlockComposite`] (the only one additive over blocks).
+    pub(crate) fn check_training(&self, train: &TrainConfig, n: usize) -> crate::error::Result<()> {
+        train.validate()?;
+        if train.epochs == 0 {
+            return Err(Error::invalid("epochs", "need at least one epoch"));
+        }
+        if train.batch_size == 0 {
+            return Err(Error::invalid("batch_size", "must be positive"));
+        }
+        if self.objective != Objective::BlockComposite && train.batch_size < n {
+            return Err(Error::invalid(
+                "batch_size",
+                format!(
+                    "only the block-composite objective works on minibatches of blocks: use batch_size ≥ the {n} rows"
+                ),
+            ));
         }
         Ok(())
     }

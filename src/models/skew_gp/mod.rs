@@ -7,7 +7,8 @@
 //!   `γ`, phases `L`) with the differentiable block systems of the training objective.
 //! - [`SkewGp::fit`]: the block-composite objective (default; [`Objective`] also has the
 //!   authors' `ln Σ P_i` and Proposition 2's bound) through the batched, differentiable Genz
-//!   estimator of [`crate::mvn`], Adam (or SPSA), phase search; then the posterior.
+//!   estimator of [`crate::mvn`], Adam (or any [`crate::train::OptimizerConfig`], SPSA
+//!   included), phase search; then the posterior.
 //! - [`SkewGpPosterior`]: Theorem 1 (host f64), Corollaries 1–2 by Genz, lin-ess draws of `U₁`,
 //!   predictions by route B (default) and route A (Theorem 2).
 //!
@@ -21,10 +22,11 @@
 //! let train = device.clone().autodiff();
 //! // the defaults: s = 2 pseudo-points, blocks of 30, Adam through Genz, 2 000 lin-ess draws;
 //! // a few epochs and draws here
-//! let config = SkewGpConfig::new().with_epochs(3).with_block_size(20).with_samples(100).with_burn_in(10);
-//! let config = config.with_qmc_points(64).with_qmc_shifts(2).with_phase_screen_epochs(1).with_progress(false);
+//! let model_config = SkewGpConfig::new().with_block_size(20).with_samples(100).with_burn_in(10);
+//! let model_config = model_config.with_qmc_points(64).with_qmc_shifts(2).with_phase_screen_epochs(1);
 //! let xt = matrix(x.clone(), n, 1, &train)?;
-//! let model = config.init(Rbf::new(&[1.0], 1.0, &train)?, &xt)?;
+//! let model = model_config.init(Rbf::new(&[1.0], 1.0, &train)?, &xt)?;
+//! let config = model_config.paper_train_config().with_epochs(3).with_progress(false); // Adam, lr 0.02
 //! let (model, _history) = model.fit(&xt, &labels, &config)?; // hyperparameters, phases, lin-ess draws
 //! let xs = matrix(x, n, 1, &device)?;
 //! let pred = model.predict(&xs)?; // ClassPredictive
@@ -44,7 +46,7 @@ mod prior;
 mod spsa;
 mod train;
 
-pub use config::{Objective, SkewGpConfig, SkewOptimizer, F32_NUGGET_FLOOR};
+pub use config::{Objective, SkewGpConfig, F32_NUGGET_FLOOR};
 pub use objective::{partition, BlockTerms};
 pub use posterior::{Prediction, SkewGpPosterior};
 pub use prior::SkewGp;

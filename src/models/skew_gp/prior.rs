@@ -6,6 +6,7 @@ use std::sync::Arc;
 use burn::module::{Module, Param};
 use burn::tensor::{Device, Tensor, TensorData};
 
+use super::config::SkewGpConfig;
 use super::posterior::SunState;
 use super::train::SkewGpReport;
 use crate::error::{Error, Result};
@@ -36,6 +37,11 @@ pub struct SkewGp<K: Module> {
     /// [`SavedModel`](crate::saved::SavedModel)).
     #[module(skip)]
     pub(crate) fitted: Option<Arc<SkewGpFitted>>,
+    /// The objective, phase search, hold-out and sampler settings [`fit`](Self::fit) follows
+    /// (from [`SkewGpConfig::init`](super::SkewGpConfig::init); a model built by
+    /// [`new`](Self::new) has the defaults at its latent dimension).
+    #[module(skip)]
+    pub(crate) settings: SkewGpConfig,
 }
 
 /// What a fit leaves in a [`SkewGp`] beside its parameters.
@@ -81,7 +87,8 @@ impl<K: Kernel> SkewGp<K> {
         } else {
             (None, None)
         };
-        Ok(Self { kernel, pseudo_points: pseudo, gamma: gam, phases: phases.to_vec(), jitter, fitted: None })
+        let settings = SkewGpConfig::new().with_latent_dim(s as i64).with_jitter(jitter);
+        Ok(Self { kernel, pseudo_points: pseudo, gamma: gam, phases: phases.to_vec(), jitter, fitted: None, settings })
     }
 
     /// Latent dimension `s`.

@@ -6,13 +6,13 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use burn::module::Module;
-use burn::optim::{AdamConfig, GradientsParams};
+use burn::optim::GradientsParams;
 use burn::tensor::Tensor;
 use rand::rngs::StdRng;
 use rand::seq::SliceRandom;
 use rand::SeedableRng;
 
-use super::config::{SkewGpConfig, SkewOptimizer};
+use super::config::SkewGpConfig;
 use super::objective::partition;
 use super::posterior::SkewGpPosterior;
 use super::prior::{SkewGp, SkewGpFitted};
@@ -23,7 +23,8 @@ use crate::mvn::{ChainConfig, ChainStart, LinEssVariant, QmcPoints};
 use crate::optim::flatten_gradients;
 use crate::saved::module_bytes;
 use crate::train::{
-    f64_bytes, fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, StepIndex, TrainConfig,
+    f64_bytes, fit_loop_checkpointed, optimizer_bytes, BlobReader, History, LoopState, OptimizerConfig, StepIndex,
+    TrainConfig,
 };
 
 /// How a [`SkewGp::fit`] went: the phase search, the hold-out's choice and the times (the
@@ -61,30 +62,42 @@ impl SkewGpConfig {
         rows.shuffle(&mut StdRng::seed_from_u64(config.seed ^ 0x5ce7));
         let r: Vec<f64> = rows[..s].iter().flat_map(|&i| xs[i * p..(i + 1) * p].iter().map(|v| v + 1e-3)).collect();
         let phases = config.phases.clone().unwrap_or_else(|| vec![1.0; s]);
-        SkewGp::new(kernel, &r, &phases, &vec![0.0; s], config.nugget_on(&x.device()), &x.device())
+        let model = SkewGp::new(kernel, &r, &phases, &vec![0.0; s], config.nugget_on(&x.device()), &x.device())?;
+        Ok(SkewGp { settings: config.clone(), ..model })
     }
 }
 
 impl<K: Kernel> SkewGp<K> {
     /// Learns the kernel hyperparameters, `R` and `γ` (and searches the phases `L`) by maximising
-    /// `config.objective` on the rows of `x` `[n, p]` (on an autodiff device) with labels
-    /// `y ∈ {0, 1}`, then builds the exact posterior and draws `U₁` by lin-ess (unless `config.samples` is 0).
+    /// the model's objective ([`SkewGpConfig::objective`]) on the rows of `x` `[n, p]` (on an
+    /// autodiff device) with labels `y ∈ {0, 1}`, then builds the exact posterior and draws `U₁`
+    /// by lin-ess (unless [`SkewGpConfig::samples`] is 0).
+    ///
+    /// `config` gives the epochs (over all sign patterns' runs, as [`SkewGpConfig::phase_screen_epochs`]
+    /// says), the rows per step (`batch_size`; `usize::MAX` or ≥ n: every block every step;
+    /// fewer only with [`Objective::BlockComposite`](super::Objective::BlockComposite)), the
+    /// optimiser at the learning rate of `lr` and `schedule` (Adam by default; any gradient
+    /// optimiser of [`OptimizerConfig`], or the gradient-free [`OptimizerConfig::Spsa`], which
+    /// uses no learning rate), the seed of the shuffles and QMC shifts, the progress bar and the
+    /// checkpoints; [`SkewGpConfig::paper_train_config`] gives the documented defaults.
     ///
     /// Every step re-partitions a shuffled minibatch of rows into blocks of `block_size` and
     /// draws fresh QMC shifts; the objective is differentiated by Burn's autodiff through the
-    /// Genz estimator (Adam), or only evaluated twice per step (SPSA). A non-finite block
+    /// Genz estimator, or only evaluated twice per step (SPSA). A non-finite block
     /// estimate stops training with [`Error::NonFinite`] naming the step and the block's rows;
     /// parameters that become non-finite stop it too.
     ///
-    /// With `config.checkpoint` set, every training run checkpoints to `<dir>/SkewGp.run<i>.ckpt`
-    /// (see [`SkewGpConfig::checkpoint`]), and a resumed fit ends bit for bit where the
-    /// uninterrupted fit ends.
+    /// With `config.checkpoint` set, every training run (sign pattern, then the continued one)
+    /// checkpoints to `<dir>/SkewGp.run<i>.ckpt`, holding the model, the optimiser's state and its
+    /// count of skipped steps (or SPSA's count of random directions drawn), the hold-out's best
+    /// epoch so far and the history; with `resume`, finished runs are read back and the
+    /// interrupted one goes on, ending bit for bit where the uninterrupted fit ends.
     ///
     /// Returns the fitted model (without autodiff: the hold-out's kept parameters, or the last
     /// ones), which holds its posterior ([`posterior`](Self::posterior), used by
     /// [`predict`](Self::predict)) and a [`SkewGpReport`] ([`fit_report`](Self::fit_report)), and
     /// the training curve of the chosen sign pattern (objective: `−objective / n`).
-    pub fn fit(self, x: &Tensor<2>, y: &[usize], config: &SkewGpConfig) -> Result<(Self, History)> {
+    pub fn fit(self, x: &Tensor<2>, y: &[usize], config: &TrainConfig) -> Result<(Self, History)> {
         self.fit_with_epoch_hook(x, y, config, &mut |_, _| Ok(()))
     }
 
@@ -94,30 +107,28 @@ impl<K: Kernel> SkewGp<K> {
         self,
         x: &Tensor<2>,
         y: &[usize],
-        config: &SkewGpConfig,
+        train_config: &TrainConfig,
         hook: &mut EpochHook<'_>,
     ) -> Result<(Self, History)> {
         let model = SkewGp { fitted: None, ..self };
         let n = crate::models::check_inputs("SkewGp::fit", x, model.kernel.input_dim())?;
+        let config = &SkewGpConfig { latent_dim: model.latent_dim() as i64, ..model.settings.clone() };
         config.check(n)?;
-        let s = config.s()?;
-        if model.latent_dim() != s {
-            return Err(Error::invalid("model", format!("latent dimension {} ≠ config's {s}", model.latent_dim())));
-        }
+        config.check_training(train_config, n)?;
         let w = crate::data::binary_signs("SkewGp labels (must be 0 or 1)", y, n)?;
         let start = Instant::now();
         let (rows, holdout) = split_rows(config, x, y)?;
         let patterns = config.phase_patterns()?;
         let screen = if patterns.len() > 1 && config.phase_screen_epochs > 0 {
-            config.phase_screen_epochs.min(config.epochs)
+            config.phase_screen_epochs.min(train_config.epochs)
         } else {
-            config.epochs
+            train_config.epochs
         };
         let mut tried = Vec::with_capacity(patterns.len());
         let mut best: Option<(Run<K>, f64)> = None;
         for (i, phases) in patterns.iter().enumerate() {
             let start = model.with_phases(phases)?;
-            let run = train(config, start, x, &w, &rows, holdout.as_ref(), screen, i as u64, hook)?;
+            let run = train(config, train_config, start, x, &w, &rows, holdout.as_ref(), screen, i as u64, hook)?;
             let score = run.best.as_ref().map_or_else(|| tail_objective(&run.history), |b| b.1);
             tried.push((phases.clone(), score));
             if best.as_ref().is_none_or(|b| score < b.1) {
@@ -125,15 +136,16 @@ impl<K: Kernel> SkewGp<K> {
             }
         }
         let (mut run, _) = best.ok_or_else(|| Error::invalid("phases", "no sign pattern to try"))?;
-        if screen < config.epochs {
+        if screen < train_config.epochs {
             let more = train(
                 config,
+                train_config,
                 run.model,
                 x,
                 &w,
                 &rows,
                 holdout.as_ref(),
-                config.epochs - screen,
+                train_config.epochs - screen,
                 patterns.len() as u64,
                 hook,
             )?;
@@ -289,9 +301,10 @@ fn tail_objective(history: &History) -> f64 {
 /// stops with an error.
 const MAX_SKIPPED_STEPS: usize = 10;
 
-/// The QMC points of step `step` of run `run`: dimension `s + |B| − 1`, fresh shifts.
-fn step_points(config: &SkewGpConfig, s: usize, run: u64, step: usize) -> Result<QmcPoints> {
-    let seed = config.seed.wrapping_mul(1_000_003).wrapping_add(run << 32).wrapping_add(step as u64);
+/// The QMC points of step `step` of run `run` of a training seeded by `seed`: dimension
+/// `s + |B| − 1`, fresh shifts.
+fn step_points(config: &SkewGpConfig, seed: u64, s: usize, run: u64, step: usize) -> Result<QmcPoints> {
+    let seed = seed.wrapping_mul(1_000_003).wrapping_add(run << 32).wrapping_add(step as u64);
     QmcPoints::lattice(s + config.block_size - 1, config.qmc_points, config.qmc_shifts, seed)
 }
 
@@ -330,6 +343,7 @@ fn loss<K: Kernel>(
 #[allow(clippy::too_many_arguments)]
 fn train<K: Kernel>(
     config: &SkewGpConfig,
+    train_config: &TrainConfig,
     model: SkewGp<K>,
     x: &Tensor<2>,
     w: &[f64],
@@ -356,21 +370,17 @@ fn train<K: Kernel>(
     };
     let pick = |batch: &[usize]| -> Vec<usize> { batch.iter().map(|&i| rows[i]).collect() };
     let s = model.latent_dim();
-    let rows_per_step = config.batch_blocks.map_or(n, |b| (b * config.block_size).min(n));
-    let train = TrainConfig {
-        epochs,
-        batch_size: rows_per_step,
-        lr: config.lr,
-        seed: config.seed.wrapping_add(run),
-        progress: config.progress,
-        checkpoint: config.checkpoint.clone(),
-        ..Default::default()
-    };
+    let rows_per_step = train_config.batch_size.min(n);
+    let seed = train_config.seed;
+    let train = TrainConfig { epochs, batch_size: rows_per_step, seed: seed.wrapping_add(run), ..train_config.clone() };
     // each run checkpoints to a file of its own; the hold-out's best epoch goes with it
     let kind = format!("SkewGp.run{run}");
-    let optimizer_code = match config.optimizer {
-        SkewOptimizer::Adam => 0,
-        SkewOptimizer::Spsa => 1,
+    let optimizer_code = match train_config.optimizer {
+        OptimizerConfig::Adam => 0,
+        OptimizerConfig::Spsa { .. } => 1,
+        OptimizerConfig::AdamW { .. } => 2,
+        OptimizerConfig::Adadelta { .. } => 3,
+        OptimizerConfig::SignAdaptive { .. } => 4,
     };
     let settings = [optimizer_code, s as u64, config.block_size as u64];
     let skeleton = model.valid();
@@ -379,57 +389,16 @@ fn train<K: Kernel>(
         Ok(m)
     };
     let label = "−obj/n";
-    let result = match config.optimizer {
-        SkewOptimizer::Adam => {
-            let optim = RefCell::new(AdamConfig::new().init());
-            let skipped = Cell::new(0);
-            let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
-                let points = step_points(config, s, run, at.step)?;
-                let l = loss(config, &model, x, w, n, &pick(batch), &points, at)?;
-                let value = l.clone().into_scalar::<f64>();
-                let grads = GradientsParams::from_grads(l.backward(), &model);
-                if let Some(k) = flatten_gradients(&model, &grads).iter().position(|v| !v.is_finite()) {
-                    // a rare non-finite gradient (e.g. an underflowing CDF) skips the step, so
-                    // neither the parameters nor Adam's moments ever hold NaN
-                    skipped.set(skipped.get() + 1);
-                    if skipped.get() > MAX_SKIPPED_STEPS {
-                        return Err(Error::NonFinite {
-                            context: format!(
-                                "gradient of the skew GP objective at training step {} (epoch {}): {MAX_SKIPPED_STEPS} \
-                                 steps in a row skipped; first non-finite parameter gradient",
-                                at.step, at.epoch
-                            ),
-                            index: k,
-                        });
-                    }
-                    return Ok((model, value));
-                }
-                skipped.set(0);
-                Ok((finite(optim.borrow_mut().step(config.lr, model, grads), at)?, value))
-            };
-            let save = || -> Result<Vec<Vec<u8>>> {
-                let mut blobs = vec![optimizer_bytes(&optim.borrow())?, (skipped.get() as u64).to_le_bytes().to_vec()];
-                blobs.extend(best_blobs(&best.borrow())?);
-                Ok(blobs)
-            };
-            let mut load = |blobs: &mut BlobReader<'_>| -> Result<()> {
-                blobs.optimizer(&mut optim.borrow_mut())?;
-                skipped.set(blobs.count()?);
-                *best.borrow_mut() = load_best(blobs, skeleton.clone())?;
-                Ok(())
-            };
-            let state = LoopState { kind: &kind, settings: &settings, save: &save, load: &mut load };
-            fit_loop_checkpointed(model, n, &train, label, state, step, evaluate)
-        }
-        SkewOptimizer::Spsa => {
+    let result = match train_config.optimizer {
+        OptimizerConfig::Spsa { a, c } => {
             let steps = epochs * n.div_ceil(rows_per_step);
-            let spsa = Spsa { a: config.spsa_a, c: config.spsa_c, big_a: 0.1 * steps as f64 };
-            let rng = RefCell::new(StdRng::seed_from_u64(config.seed ^ run ^ 0x5b5a));
+            let spsa = Spsa { a, c, big_a: 0.1 * steps as f64 };
+            let rng = RefCell::new(StdRng::seed_from_u64(seed ^ run ^ 0x5b5a));
             // directions drawn: a resumed run replays as many to put `rng` where it was
             let drawn = Cell::new(0u64);
             let xv = x.clone().inner();
             let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
-                let points = step_points(config, s, run, at.step)?;
+                let points = step_points(config, seed, s, run, at.step)?;
                 let frozen = model.valid();
                 let theta = flatten_params(&frozen);
                 let eval = |p: &[f64]| -> Result<f64> {
@@ -462,6 +431,47 @@ fn train<K: Kernel>(
             let state = LoopState { kind: &kind, settings: &settings, save: &save, load: &mut load };
             fit_loop_checkpointed(model, n, &train, label, state, step, evaluate)
         }
+        gradient => {
+            let optim = RefCell::new(gradient.init()?);
+            let skipped = Cell::new(0);
+            let step = |model: SkewGp<K>, batch: &[usize], at: StepIndex| -> Result<(SkewGp<K>, f64)> {
+                let points = step_points(config, seed, s, run, at.step)?;
+                let l = loss(config, &model, x, w, n, &pick(batch), &points, at)?;
+                let value = l.clone().into_scalar::<f64>();
+                let grads = GradientsParams::from_grads(l.backward(), &model);
+                if let Some(k) = flatten_gradients(&model, &grads).iter().position(|v| !v.is_finite()) {
+                    // a rare non-finite gradient (e.g. an underflowing CDF) skips the step, so
+                    // neither the parameters nor Adam's moments ever hold NaN
+                    skipped.set(skipped.get() + 1);
+                    if skipped.get() > MAX_SKIPPED_STEPS {
+                        return Err(Error::NonFinite {
+                            context: format!(
+                                "gradient of the skew GP objective at training step {} (epoch {}): {MAX_SKIPPED_STEPS} \
+                                 steps in a row skipped; first non-finite parameter gradient",
+                                at.step, at.epoch
+                            ),
+                            index: k,
+                        });
+                    }
+                    return Ok((model, value));
+                }
+                skipped.set(0);
+                Ok((finite(optim.borrow_mut().step(train.lr_at(at), model, grads), at)?, value))
+            };
+            let save = || -> Result<Vec<Vec<u8>>> {
+                let mut blobs = vec![optimizer_bytes(&optim.borrow())?, (skipped.get() as u64).to_le_bytes().to_vec()];
+                blobs.extend(best_blobs(&best.borrow())?);
+                Ok(blobs)
+            };
+            let mut load = |blobs: &mut BlobReader<'_>| -> Result<()> {
+                blobs.optimizer(&mut optim.borrow_mut())?;
+                skipped.set(blobs.count()?);
+                *best.borrow_mut() = load_best(blobs, skeleton.clone())?;
+                Ok(())
+            };
+            let state = LoopState { kind: &kind, settings: &settings, save: &save, load: &mut load };
+            fit_loop_checkpointed(model, n, &train, label, state, step, evaluate)
+        }
     };
     let (model, history) = result?;
     Ok(Run { model, history, best: best.into_inner() })
@@ -487,25 +497,29 @@ mod tests {
             xs.iter().enumerate().map(|(i, x)| usize::from((2.0 * x).sin() > 0.0 || i % 7 == 0)).collect();
         let x = crate::tensors::matrix(xs, n, 1, &device).unwrap();
         let dir = std::env::temp_dir().join(format!("burn-gp-skew-ckpt-{}", std::process::id()));
-        for (optimizer, kill) in [(SkewOptimizer::Adam, (1, 2)), (SkewOptimizer::Spsa, (2, 2))] {
+        let adam = OptimizerConfig::Adam;
+        let spsa = OptimizerConfig::Spsa { a: 0.05, c: 0.05 };
+        for (optimizer, kill) in [(adam, (1, 2)), (spsa, (2, 2))] {
             let _ = std::fs::remove_dir_all(&dir);
+            let model_config = SkewGpConfig::new()
+                .with_latent_dim(1)
+                .with_block_size(6)
+                .with_phase_screen_epochs(3)
+                .with_qmc_points(32)
+                .with_qmc_shifts(2)
+                .with_validation_fraction(0.25)
+                .with_validate_every(1)
+                .with_samples(0);
             let config = |checkpoint| {
-                SkewGpConfig::new()
-                    .with_latent_dim(1)
-                    .with_block_size(6)
+                model_config
+                    .paper_train_config()
                     .with_epochs(6)
-                    .with_phase_screen_epochs(3)
-                    .with_qmc_points(32)
-                    .with_qmc_shifts(2)
-                    .with_validation_fraction(0.25)
-                    .with_validate_every(1)
                     .with_optimizer(optimizer)
                     .with_lr(0.05)
-                    .with_samples(0)
                     .with_progress(false)
                     .with_checkpoint(checkpoint)
             };
-            let start = |ell: f64| config(None).init(Rbf::new(&[ell], 1.0, &device).unwrap(), &x).unwrap();
+            let start = |ell: f64| model_config.init(Rbf::new(&[ell], 1.0, &device).unwrap(), &x).unwrap();
             let outcome = |(fit, history): (SkewGp<Rbf>, History)| {
                 let report = fit.fit_report().unwrap().clone();
                 let mut v = flatten_params(fit.posterior().unwrap().model());
@@ -543,10 +557,7 @@ mod tests {
             let damaged = start(1.0).fit(&x, &labels, &with);
             assert!(matches!(damaged, Err(Error::BadFormat { .. })), "{:?}", damaged.err());
             std::fs::write(&path, &bytes).unwrap();
-            let other = match optimizer {
-                SkewOptimizer::Adam => SkewOptimizer::Spsa,
-                SkewOptimizer::Spsa => SkewOptimizer::Adam,
-            };
+            let other = if optimizer == adam { spsa } else { adam };
             let refused = start(1.0).fit(&x, &labels, &with.clone().with_optimizer(other));
             assert!(matches!(refused, Err(Error::InvalidArgument { ref name, .. }) if name == "checkpoint"));
         }

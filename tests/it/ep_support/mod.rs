@@ -5,8 +5,10 @@ use burn::tensor::{Device, Gradients, Tensor, TensorData};
 use burn_gp::inducing::InducingPoints;
 use burn_gp::kernels::Rbf;
 use burn_gp::models::ep::{
-    cavity, frozen_posterior, mills_and_gap, run_ep, EpGpClassifier, EpSites, Fitc, WhitenedPosterior,
+    cavity, frozen_posterior, mills_and_gap, run_ep, EpGpClassifier, EpGpClassifierConfig, EpSites, Fitc,
+    WhitenedPosterior,
 };
+use burn_gp::train::TrainConfig;
 
 use crate::common::{host, uniform};
 
@@ -15,6 +17,17 @@ pub fn toy_a() -> (Vec<f64>, Vec<f64>) {
     let x: Vec<f64> = (0..20).map(|i| -3.0 + 6.0 * i as f64 / 19.0).collect();
     let y = x.iter().map(|&x| if (1.3 * x + 0.4f64).sin() > 0.0 { 1.0 } else { -1.0 }).collect();
     (x, y)
+}
+
+/// `model` with `schedule`'s EP schedule, and the paper's training settings for its mode with
+/// `epochs` iterations (batch modes) or epochs (minibatch mode), without a progress bar.
+pub fn scheduled(
+    model: EpGpClassifier<Rbf>,
+    schedule: &EpGpClassifierConfig,
+    epochs: usize,
+) -> (EpGpClassifier<Rbf>, TrainConfig) {
+    let config = schedule.paper_train_config().with_epochs(epochs).with_progress(false);
+    (model.with_ep_schedule(schedule).unwrap(), config)
 }
 
 /// Toy A's inducing inputs.
