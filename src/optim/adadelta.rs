@@ -17,9 +17,9 @@ pub struct Adadelta {
 #[derive(Clone)]
 pub struct AdadeltaState<const D: usize> {
     /// `E[g²]`.
-    pub sq_grad: Tensor<D>,
+    pub(crate) sq_grad: Tensor<D>,
     /// `E[Δ²]`.
-    pub sq_update: Tensor<D>,
+    pub(crate) sq_update: Tensor<D>,
 }
 
 impl Adadelta {

@@ -21,9 +21,9 @@ pub struct SignAdaptive {
 #[derive(Clone)]
 pub struct SignAdaptiveState<const D: usize> {
     /// Current steps `η`.
-    pub step: Tensor<D>,
+    pub(crate) step: Tensor<D>,
     /// The previous gradient.
-    pub previous: Tensor<D>,
+    pub(crate) previous: Tensor<D>,
 }
 
 impl Default for SignAdaptive {

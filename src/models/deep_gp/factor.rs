@@ -38,9 +38,9 @@ pub struct FactorTerms {
     /// `W = chol(C)⁻¹ R_γ` `[D, M, M]` (so `K⁻¹ΣK⁻¹ − K⁻¹ = −WᵀW`).
     pub w: Tensor<3>,
     /// `log|C|` per function `[D]`.
-    pub logdet_c: Tensor<1>,
+    pub(crate) logdet_c: Tensor<1>,
     /// `(γt)ᵀ μ = μᵀ Σ⁻¹ μ` per function `[D]`.
-    pub t_mu: Tensor<1>,
+    pub(crate) t_mu: Tensor<1>,
 }
 
 impl FactorTerms {

@@ -18,7 +18,7 @@ pub struct FullEpPosterior {
     /// `L_B = chol(I + S^½KS^½)` `[n, n]`.
     pub lb: Mat<f64>,
     /// `√ν̃` `[n]`.
-    pub sqrt_nu: Vec<f64>,
+    pub(crate) sqrt_nu: Vec<f64>,
     /// `b = K⁻¹μ` `[n]`: the predictive mean at `x*` is `k(X, x*)ᵀb`.
     pub b: Vec<f64>,
 }
