@@ -15,7 +15,7 @@ use burn_gp::models::ep::{
     cavity, frozen_posterior, log_z_q, BurnCollective, EpGpClassifier, EpGpClassifierConfig, EpMode, EpSites,
     HostReducer, ShardReducer, WhitenedPosterior,
 };
-use burn_gp::train::History;
+use burn_gp::train::{History, OptimizerConfig, TrainConfig};
 
 /// Converged `log Z_q` of `model` on `x` (row-major, 2-D), EP warm-started from `sites`.
 fn converged(model: &EpGpClassifier<Rbf>, x: &[f64], y: &[f64], sites: &EpSites) -> (f64, EpSites) {
@@ -114,6 +114,31 @@ fn t10_sharded_training_equals_one_shard() {
     for step in calls.chunks(3) {
         assert_eq!(step, [(3, m * m + m), (3, m * m + m), (3, 2 + params)]);
     }
+}
+
+/// `fit` takes its optimiser and learning rate from the `TrainConfig`: Adam and a halved
+/// sign-adaptive rate each end elsewhere than the paper's sign-adaptive steps, and Adam raises the
+/// converged energy too; SPSA (gradient-free) is refused by name.
+#[test]
+fn ep_fits_honour_the_train_config_optimizer_and_learning_rate() {
+    let ad = ad_device();
+    let (n, m) = (120, 8);
+    let (x, y, z, xt) = random_problem_on(n, m, 41, &ad);
+    let (model, paper) = scheduled(model_2d(&z, &ad), &EpGpClassifierConfig::new(), 15);
+    let end = |config: &TrainConfig| {
+        let (fit, history) = model.clone().fit(&xt, &classes(&y), config).unwrap();
+        assert_eq!(history.records.len(), 15);
+        (test_coordinates(&fit), converged(&fit, &x, &y, &fit.ep_state().unwrap().sites).0)
+    };
+    let start = converged(&model, &x, &y, &EpSites::zeros(n)).0;
+    let sign = end(&paper);
+    let adam = end(&paper.clone().with_optimizer(OptimizerConfig::Adam).with_lr(0.05));
+    let half = end(&paper.clone().with_lr(0.5));
+    assert!(adam.0 != sign.0 && half.0 != sign.0 && adam.0 != half.0, "{sign:?} / {adam:?} / {half:?}");
+    assert!(adam.1 > start + 1.0, "Adam: converged log Z_q {start} → {}", adam.1);
+    let spsa = paper.with_optimizer(OptimizerConfig::Spsa { a: 0.1, c: 0.1 });
+    let refused = model.fit(&xt, &classes(&y), &spsa);
+    assert!(matches!(refused, Err(burn_gp::Error::InvalidArgument { ref name, .. }) if name == "optimizer"));
 }
 
 #[test]
