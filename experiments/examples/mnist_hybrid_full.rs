@@ -1,9 +1,12 @@
 //! CNN + multi-class Bayesian SVM head on MNIST (Wistuba & Rawat 2018, §4.2), next to the same CNN
-//! with a softmax layer trained with the same budget in the same run.
+//! with a softmax layer trained with the same budget in the same run: the main job
+//! (`examples/mnist_hybrid.rs`, which shows its workflow) with every research flag. With the flags
+//! both take it prints the same numbers and the same JSON line (`"example":"mnist_hybrid"`, and
+//! figures named `mnist_hybrid_*.svg`).
 //!
 //! ```text
-//! cargo run --release --example mnist_hybrid
-//! cargo run --release --example mnist_hybrid --features wgpu -- --device wgpu
+//! cargo run --release -p burn-gp-experiments --example mnist_hybrid_full -- --trace t.csv
+//! cargo run --release -p burn-gp-experiments --example mnist_hybrid_full --features wgpu -- --device wgpu
 //! ```
 //! Data: <data>/mnist/ with the four IDX files (.gz or raw) from https://yann.lecun.com/exdb/mnist/; `--data` or `BURN_GP_DATA` sets `<data>`.
 //! Defaults (the library's recipe, `burn_gp::nets::HybridConfig`): batch 128, 3 epochs, Adam lr 1e-3
@@ -33,9 +36,7 @@
 //! network's temperature-scaled NLL (all `null` without it).
 //! `--save FILE` / `--save-softmax FILE` keep both networks for `adversarial`; `--load FILE`
 //! with `--load-softmax FILE` evaluates both saved networks again without training.
-mod common;
-#[path = "common/hybrid.rs"]
-mod hybrid;
+use burn_gp_experiments::hybrid;
 
 fn main() {
     hybrid::main("mnist_hybrid", hybrid::ImageData::Mnist);
