@@ -8,6 +8,8 @@
 //!
 //! Not published: the library's users get `burn-gp` alone; these modules parse command lines
 //! (clap), print JSON (serde_json) and draw figures (plotters), which the library does not.
+// Doc comments here are also the drivers' `--help` texts, which write paths as `<data>/…`.
+#![allow(rustdoc::invalid_html_tags)]
 pub mod common;
 pub mod decoupled;
 pub mod hybrid;
