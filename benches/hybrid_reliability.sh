@@ -7,6 +7,7 @@
 #   benches/hybrid_reliability.sh [--example mnist_hybrid] [--seeds "0 1 2 3 4"] [--sizes "6400 0"]
 #                                 [--epochs "1 3"] [--repeat] [--out FILE] [-- extra example flags]
 #
+# --example mnist_hybrid_full (experiments/) for the research flags after `--` (--trace, --feature-norm, …).
 # --sizes and --epochs are paired element by element (size 0 = all training images). The table
 # goes to stdout and, with --out, to FILE; each run's JSON line is kept in FILE.jsonl.
 # HYBRID_BIN=PATH runs that binary instead of building the example.
@@ -27,7 +28,7 @@ while [ $# -gt 0 ]; do
 done
 extra=("$@")
 bin=${HYBRID_BIN:-target/release/examples/$example}
-[ -n "${HYBRID_BIN:-}" ] || cargo build --release --example "$example" >&2
+[ -n "${HYBRID_BIN:-}" ] || cargo build --release --workspace --example "$example" >&2
 read -r -a size_list <<<"$sizes"
 read -r -a epoch_list <<<"$epochs"
 if [ "${#size_list[@]}" != "${#epoch_list[@]}" ]; then

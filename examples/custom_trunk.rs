@@ -44,7 +44,7 @@ use burn_gp::train::TrainConfig;
 use burn_gp::Result;
 use serde_json::json;
 
-mod common;
+use burn_gp_experiments::common;
 
 use common::{print_table, Devices, RunOptions};
 

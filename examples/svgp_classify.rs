@@ -29,7 +29,7 @@ use burn_gp::{Error, Result};
 use clap::{Parser, ValueEnum};
 use common::plot::Figures;
 
-mod common;
+use burn_gp_experiments::common;
 
 /// Multi-class likelihoods.
 #[derive(Clone, Copy, Debug, ValueEnum)]

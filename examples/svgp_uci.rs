@@ -22,7 +22,7 @@ use burn_gp::tensors::{matrix, to_vec};
 use burn_gp::train::{fit, History, TrainConfig};
 use clap::Parser;
 
-mod common;
+use burn_gp_experiments::common;
 
 /// Command-line options.
 #[derive(Parser, Debug)]

@@ -54,7 +54,7 @@ log() { echo "[all.sh $(date +%H:%M:%S)] $*" >&2; }
 no_install=(); [ "$INSTALL" = 1 ] || no_install=(--no-install)
 
 log "building the release examples"
-cargo build --release --examples >"$OUT/build.log" 2>&1 || { log "cargo build failed (see $OUT/build.log)"; exit 1; }
+cargo build --release --workspace --examples >"$OUT/build.log" 2>&1 || { log "cargo build failed (see $OUT/build.log)"; exit 1; }
 BIN=$ROOT/target/release/examples
 
 if has svgp; then

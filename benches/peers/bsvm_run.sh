@@ -19,7 +19,7 @@
 #   PEERS_OUT           logs and results (default: <repo>/bench-out/bsvm-peers)
 #   THREADS             threads for every program (default 2)
 #   INSTALL_TIMEOUT     seconds for venv creation + pip install (default 1800)
-#   BUILD_TIMEOUT       seconds for `cargo build --release --example bsvm_pmlb` (default 1800)
+#   BUILD_TIMEOUT       seconds for `cargo build --release -p burn-gp-experiments --example bsvm_pmlb` (default 1800)
 #   OURS_TIMEOUT        seconds for our run, all sets (default 3600)
 #   PEER_TIMEOUT        seconds for the GPflow run, all sets (default 3600)
 #
@@ -102,8 +102,8 @@ if selected ours; then
   [ "$CLEAR_EXPORT" = 1 ] && rm -rf "$EXPORT"
   mkdir -p "$EXPORT"
   log "building bsvm_pmlb (release)"
-  if (cd "$ROOT" && timeout "$BUILD_TIMEOUT" cargo build --release --example bsvm_pmlb) > "$OUT/ours.build.log" 2>&1; then
-    (cd "$ROOT" && run_one ours "$OURS_TIMEOUT" cargo run -q --release --example bsvm_pmlb -- "${OURS_ARGS[@]}")
+  if (cd "$ROOT" && timeout "$BUILD_TIMEOUT" cargo build --release -p burn-gp-experiments --example bsvm_pmlb) > "$OUT/ours.build.log" 2>&1; then
+    (cd "$ROOT" && run_one ours "$OURS_TIMEOUT" cargo run -q --release -p burn-gp-experiments --example bsvm_pmlb -- "${OURS_ARGS[@]}")
   else
     echo "failed: build (see ours.build.log)" > "$OUT/ours.status"
     log "bsvm_pmlb did not build; last lines:"; tail -5 "$OUT/ours.build.log" >&2

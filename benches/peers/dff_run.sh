@@ -44,7 +44,7 @@ status=0
 declare -A S_PER_1000 TEST_LL
 if selected ours; then
   log "building odvgp_regression (release)"
-  if (cd "$ROOT" && cargo build --release --example odvgp_regression) > "$OUT/build.log" 2>&1; then
+  if (cd "$ROOT" && cargo build --release -p burn-gp-experiments --example odvgp_regression) > "$OUT/build.log" 2>&1; then
     BIN=$(cd "$ROOT" && cargo metadata --format-version 1 --no-deps 2>/dev/null \
       | python3 -c 'import json,sys; print(json.load(sys.stdin)["target_directory"])')/release/examples/odvgp_regression
     for method in odvff odvgp svgp; do

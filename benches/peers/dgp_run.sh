@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Deep GP peer comparison: burn-gp's approximate-EP deep GP (examples/dgp_uci.rs) against GPflux's
+# Deep GP peer comparison: burn-gp's approximate-EP deep GP (experiments/examples/dgp_uci.rs) against GPflux's
 # doubly stochastic VI deep GP (benches/peers/gpflux_dgp.py) on the same UCI splits, layers, M,
 # minibatch, learning rate and epochs. Prints s/epoch, test LL and RMSE side by side.
 #
@@ -37,7 +37,7 @@ export RAYON_NUM_THREADS=$THREADS OMP_NUM_THREADS=$THREADS MKL_NUM_THREADS=$THRE
 tag="${DATASET}_L${LAYERS}_H${HIDDEN}_M${M}_${SPLITS}"
 status=0
 if [[ ",$ONLY," == *",ours,"* ]]; then
-  cargo build --release --example dgp_uci >"$OUT/build.log" 2>&1 || { echo "cargo build failed (see $OUT/build.log)"; status=1; }
+  cargo build --release -p burn-gp-experiments --example dgp_uci >"$OUT/build.log" 2>&1 || { echo "cargo build failed (see $OUT/build.log)"; status=1; }
   ./target/release/examples/dgp_uci --dataset "$DATASET" --splits "$SPLITS" --layers "$LAYERS" --hidden "$HIDDEN" \
     --m "$M" --batch "$BATCH" --epochs "$EPOCHS" --lr "$LR" --json --no-progress \
     >"$OUT/ours_$tag.out" 2>"$OUT/ours_$tag.err" || status=1

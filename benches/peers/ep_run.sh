@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Sparse EP classification peer comparison: burn-gp's EP GP classifier (examples/ep_uci.rs; SEP,
+# Sparse EP classification peer comparison: burn-gp's EP GP classifier (experiments/examples/ep_uci.rs; SEP,
 # GFITC-style, SVI) against GPy's sparse EP classifier (SparseGPClassification with EPDTC,
 # benches/peers/gpy_ep.py) on the same PMLB/UCI 90/10 splits, fractions of inducing points and
 # iteration budget. Prints test NLL, error and training seconds per split side by side.
@@ -13,7 +13,7 @@
 # Environment: BURN_GP_DATA (data root), GPY_VENV (default <repo>/.venv-gpy if present, else
 #              <repo>/.venv-peers; needs `pip install GPy`), PEERS_OUT (default
 #              <repo>/bench-out/peers-ep), EP_UCI_BIN (use this ep_uci binary instead of
-#              `cargo build --release --example ep_uci`), GPY_EP_ARGS (extra gpy_ep.py options,
+#              `cargo build --release -p burn-gp-experiments --example ep_uci`), GPY_EP_ARGS (extra gpy_ep.py options,
 #              e.g. "--rounds 1" or "--ep-mode nested").
 # The split files go to $PEERS_OUT/splits/<dataset>_<k>.json (written by ours, read by GPy).
 set -euo pipefail
@@ -49,7 +49,7 @@ if [[ ",$ONLY," == *",ours,"* ]]; then
   bin="${EP_UCI_BIN:-}"
   if [[ -z "$bin" ]]; then
     bin=./target/release/examples/ep_uci
-    cargo build --release --example ep_uci >"$OUT/build.log" 2>&1 || { echo "cargo build failed (see $OUT/build.log)"; status=1; }
+    cargo build --release -p burn-gp-experiments --example ep_uci >"$OUT/build.log" 2>&1 || { echo "cargo build failed (see $OUT/build.log)"; status=1; }
   fi
   "$bin" --datasets "$DATASETS" --inducing "$INDUCING" --splits "$SPLITS" --modes "$MODES" \
     --iterations "$ITERATIONS" --splits-out "$SPLITS_DIR" --results "$ours_out" --no-progress "${data_args[@]}" \

@@ -6,7 +6,7 @@ usage: gpflow_multiclass.py --export DIR [--sets a,b,c] [--splits 0,1]
                             [--fixed-z] [--optimizer tf_keras|keras3]
 
 `--export DIR` holds one folder per set and split, `DIR/<set>/split<k>/`,
-written by `cargo run --release --example bsvm_pmlb -- --export DIR`:
+written by `cargo run --release -p burn-gp-experiments --example bsvm_pmlb -- --export DIR`:
 
     x_train.csv, x_test.csv   comma-separated floats, no header, z-scored with train statistics
     y_train.csv, y_test.csv   one integer label 0..C-1 per line

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Deep GP regression on UCI splits with GPflux (doubly stochastic VI) — peer of `dgp_uci`.
 
-The same architecture as burn-gp's approximate-EP deep GP (`examples/dgp_uci.rs`): L GP layers
+The same architecture as burn-gp's approximate-EP deep GP (`experiments/examples/dgp_uci.rs`): L GP layers
 D → H → … → 1 with zero mean functions, an ARD squared-exponential kernel per GP function
 (hyperparameters per function, as the paper), M inducing inputs per function (k-means centres of
 the training inputs in layer 1, evenly spaced on the diagonal of [−1, 1]^H above), first-layer

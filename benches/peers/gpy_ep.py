@@ -1,6 +1,6 @@
 """GPy's sparse EP GP classifier on the UCI splits of burn-gp's `ep_uci` example.
 
-Outside peer for `examples/ep_uci.rs` (SEP / GFITC / SVI): the same PMLB data, the same
+Outside peer for `experiments/examples/ep_uci.rs` (SEP / GFITC / SVI): the same PMLB data, the same
 90/10 splits (read from the `<dataset>_<k>.json` files that `ep_uci --splits-out DIR` writes),
 the same preprocessing, initialisation, iteration budget and metrics, with GPy doing the
 inference and the optimisation.
@@ -76,7 +76,7 @@ from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 
-# burn-gp dataset name -> PMLB folder (examples/ep_uci.rs)
+# burn-gp dataset name -> PMLB folder (experiments/examples/ep_uci.rs)
 PMLB_FOLDER = {
     "australian": "australian",
     "breast": "breast_w",

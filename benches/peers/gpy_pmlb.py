@@ -1,6 +1,6 @@
 """GPy's GP classifiers (EP and Laplace) on the PMLB folds of burn-gp's `skewgp_pmlb` example.
 
-Outside peer for `examples/skewgp_pmlb.rs` (paper 000, Benavoli, Azzimonti & Piga 2020, §7.1:
+Outside peer for `experiments/examples/skewgp_pmlb.rs` (paper 000, Benavoli, Azzimonti & Piga 2020, §7.1:
 "GP-L (Laplace) and GP-EP from GPy"): the same rows, the same 5-fold cross-validation folds (read
 from the JSON-lines file that `skewgp_pmlb --folds-out FILE` writes), the same preprocessing and
 the same initial kernel, with GPy doing the inference and the hyperparameter optimisation.

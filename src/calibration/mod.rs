@@ -6,7 +6,11 @@
 //!   variance multiplied by one fitted factor;
 //! - [`MeanFieldScaling`]: `softmax(f̄_c / (T·√(1 + λ·v_c)))`, the mean-field approximation of the
 //!   expected softmax under Gaussian latents, with a temperature and a variance weight fitted
-//!   together: each point's latent variance flattens its own probabilities.
+//!   together: each point's latent variance flattens its own probabilities;
+//! - [`LatentCalibrations`]: the three above fitted on held-out points and scored on test points in
+//!   one call ([`Calibrated`]: the parameters, the calibrated probabilities, their
+//!   [`ClassScores`]), and [`Calibrated::temperature_of_scores`] for a network's logits;
+//!   [`paired_nll_difference`] compares two sets of probabilities point by point.
 //!
 //! The multi-class hinge pseudo-likelihood of paper 003 has no normalised class probability; the
 //! paper's own probabilities are "softmax over the mean predictions" (its §4.3.1). Their scale is
@@ -25,11 +29,15 @@
 //! ```
 use crate::error::{check_finite, Error, Result};
 
+mod calibrated;
 mod mean_field;
+mod scores;
 mod temperature;
 mod variance;
 
+pub use calibrated::{Calibrated, LatentCalibrations};
 pub use mean_field::MeanFieldScaling;
+pub use scores::{paired_nll_difference, ClassScores, ECE_BINS};
 pub use temperature::TemperatureScaling;
 pub use variance::VarianceScaling;
 

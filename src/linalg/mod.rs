@@ -3,7 +3,7 @@
 //!
 //! Design: the m×m factorisations (Cholesky, triangular inverse) and their backward passes run on
 //! the host in f64 with `faer`, whatever the backend and precision (one device→host→device copy of
-//! an m×m matrix per call; see `examples/linalg_bench.rs` for its cost). Triangular solves against
+//! an m×m matrix per call; see `experiments/examples/linalg_bench.rs` for its cost). Triangular solves against
 //! data-sized right-hand sides (`L⁻¹ Kuf`, m×b) are one custom op with a hand-written backward: on
 //! CPU backends faer's blocked solve (half the flops of inverting and multiplying), on GPU backends
 //! the host-formed inverse applied by the device's matmul, so the b×m work stays on the device.

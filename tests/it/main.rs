@@ -24,7 +24,6 @@ mod decoupled_fourier;
 mod deep_gp;
 mod ep_classifier;
 mod ep_training;
-mod example_helpers;
 mod full_ep;
 mod image_prediction;
 mod kernels;

@@ -6,9 +6,9 @@
 //!
 //! ```text
 //! cargo run --release --example mnist_hybrid -- --save hybrid.bgp --save-softmax softmax.bgp  # train once
-//! cargo run --release --example adversarial -- --model hybrid.bgp --softmax-model softmax.bgp
-//! cargo run --release --example adversarial -- --train-size 10000 --epochs 1   # or train both here
-//! cargo run --release --example adversarial -- --dataset cifar10 --model h.bgp --softmax-model s.bgp  # CIFAR-10
+//! cargo run --release -p burn-gp-experiments --example adversarial -- --model hybrid.bgp --softmax-model softmax.bgp
+//! cargo run --release -p burn-gp-experiments --example adversarial -- --train-size 10000 --epochs 1   # or train both here
+//! cargo run --release -p burn-gp-experiments --example adversarial -- --dataset cifar10 --model h.bgp --softmax-model s.bgp  # CIFAR-10
 //! ```
 //! `--dataset cifar10` attacks the paper's CIFAR-10 networks (saved by `cifar_hybrid --save …
 //! --save-softmax …`, or trained here by `cifar_hybrid`'s recipe) on CIFAR-10's test images.
@@ -55,9 +55,8 @@ use burn_gp::saved::SavedModel;
 use burn_gp::tensors::to_vec;
 use burn_gp::Result;
 
-mod common;
-#[path = "common/hybrid.rs"]
-mod hybrid;
+use burn_gp_experiments::common;
+use burn_gp_experiments::hybrid;
 
 /// Command-line options.
 #[derive(clap::Parser, Debug)]
@@ -342,15 +341,15 @@ fn run<T: Trunk<Input = Tensor<4>> + Blueprint>(args: &Args, make_trunk: impl Fn
         },
     };
     let clean_scores = hybrid_scores(&clean, &cal, args.hybrid.vr_samples, args.run.seed)?;
-    let (_, nll, _) = hybrid::score(&clean.gh_probabilities(32), &test)?;
-    let nll_calibrated = calibrations.as_ref().map(|c| c.temperature.test.1);
+    let nll = hybrid::score(&clean.gh_probabilities(32), &test)?.nll;
+    let nll_calibrated = calibrations.as_ref().map(|c| c.temperature.scores.nll);
     let softmax_calibration = calibrations.as_ref().and_then(|c| c.softmax.as_ref());
     let soft_clean = match &soft_valid {
         Some(s) => {
             let logits = s.logits_of_images(&test, &devices.base)?;
             let (scores, probs) = softmax_scores(&logits, k)?;
-            let nll_cal = softmax_calibration.map(|c| c.test.1);
-            Some((scores, accuracy(&probs, k, &labels)?, hybrid::score(&probs, &test)?.1, nll_cal))
+            let nll_cal = softmax_calibration.map(|c| c.scores.nll);
+            Some((scores, accuracy(&probs, k, &labels)?, hybrid::score(&probs, &test)?.nll, nll_cal))
         }
         None => None,
     };

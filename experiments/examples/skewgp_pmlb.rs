@@ -7,11 +7,11 @@
 //! 0.542 (SkewGP2 / SkewGP0 / GP-EP), accuracy 0.904 / 0.882 / 0.859.
 //!
 //! ```text
-//! cargo run --release --example skewgp_pmlb                                # every binary set, 5 folds
-//! cargo run --release --example skewgp_pmlb -- --multiclass                # plus pmlb_multiclass, class 0 vs 1
-//! cargo run --release --example skewgp_pmlb -- --sets sonar,bupa --folds-run 2 --max-train 150 --json
-//! cargo run --release --example skewgp_pmlb -- --sets sonar --first-fold 3 --folds-run 1 --json > f3.jsonl
-//! cargo run --release --example skewgp_pmlb -- --summarise f0.jsonl,f1.jsonl,f2.jsonl,f3.jsonl,f4.jsonl
+//! cargo run --release -p burn-gp-experiments --example skewgp_pmlb                                # every binary set, 5 folds
+//! cargo run --release -p burn-gp-experiments --example skewgp_pmlb -- --multiclass                # plus pmlb_multiclass, class 0 vs 1
+//! cargo run --release -p burn-gp-experiments --example skewgp_pmlb -- --sets sonar,bupa --folds-run 2 --max-train 150 --json
+//! cargo run --release -p burn-gp-experiments --example skewgp_pmlb -- --sets sonar --first-fold 3 --folds-run 1 --json > f3.jsonl
+//! cargo run --release -p burn-gp-experiments --example skewgp_pmlb -- --summarise f0.jsonl,f1.jsonl,f2.jsonl,f3.jsonl,f4.jsonl
 //! ```
 //!
 //! Protocol: each set's rows with class 0 or 1 (binary sets: all rows; `--multiclass` adds the
@@ -77,17 +77,13 @@
 //! both files, as only the lines with the axis' statistic are counted):
 //!
 //! ```text
-//! cargo run --release --example skewgp_pmlb -- --sets sonar --first-fold 3 --folds-run 1 --methods skew0,skew2 --predict skewness --json > ss3.jsonl
-//! cargo run --release --example skewgp_pmlb -- --summarise f0.jsonl,…,ss0.jsonl,… --plot figures
+//! cargo run --release -p burn-gp-experiments --example skewgp_pmlb -- --sets sonar --first-fold 3 --folds-run 1 --methods skew0,skew2 --predict skewness --json > ss3.jsonl
+//! cargo run --release -p burn-gp-experiments --example skewgp_pmlb -- --summarise f0.jsonl,…,ss0.jsonl,… --plot figures
 //! ```
-mod common;
-#[path = "common/regression_stump.rs"]
-mod regression_stump;
-#[path = "common/skew.rs"]
-mod skew;
-#[path = "common/tabular.rs"]
-#[allow(dead_code)]
-mod tabular;
+use burn_gp_experiments::common;
+use burn_gp_experiments::regression_stump;
+use burn_gp_experiments::skew;
+use burn_gp_experiments::tabular;
 
 use std::path::Path;
 use std::time::Instant;

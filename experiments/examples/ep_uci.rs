@@ -5,7 +5,7 @@
 //! Table 1.
 //!
 //! ```text
-//! cargo run --release --example ep_uci -- --datasets pima,sonar --inducing 0.15,0.25,0.5 --splits 20
+//! cargo run --release -p burn-gp-experiments --example ep_uci -- --datasets pima,sonar --inducing 0.15,0.25,0.5 --splits 20
 //! ```
 //!
 //! `--json` prints one line per dataset × setting × mode,
@@ -21,7 +21,7 @@
 //! `--plot DIR` writes, from the first split of each dataset × setting, the training curves of
 //! all methods (`ep_uci_curves_<dataset>_m<m>.svg`) and each method's reliability diagram of the
 //! test predictions (`ep_uci_reliability_<dataset>_m<m>_<method>.svg`, 10 bins).
-mod common;
+use burn_gp_experiments::common;
 
 use std::io::Write;
 use std::path::PathBuf;

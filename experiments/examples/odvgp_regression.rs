@@ -2,8 +2,8 @@
 //! 2020, Table 5): ODVFF, ODVGP and SVGP with an additive Matérn-³⁄₂ prior.
 //!
 //! ```text
-//! cargo run --release --example odvgp_regression -- --dataset protein --method odvff
-//! cargo run --release --example odvgp_regression -- --dataset fried --method svgp --splits 2 --iterations 3000 --json
+//! cargo run --release -p burn-gp-experiments --example odvgp_regression -- --dataset protein --method odvff
+//! cargo run --release -p burn-gp-experiments --example odvgp_regression -- --dataset fried --method svgp --splits 2 --iterations 3000 --json
 //! ```
 //! Protocol (all flags): 90/10 random train/test splits (`--splits 5`; protein uses its 5
 //! standard 90/10 split files, PMLB sets a seeded random split per index), inputs and targets
@@ -26,9 +26,8 @@ use burn_gp::data::{data_root, load_pmlb_regression, load_uci, random_split, Sta
 use burn_gp::kernels::MaternNu;
 use clap::Parser;
 
-mod common;
-#[path = "common/decoupled.rs"]
-mod decoupled;
+use burn_gp_experiments::common;
+use burn_gp_experiments::decoupled;
 
 use common::mean_std;
 use decoupled::{run_method, scores, Method, Prepared, Settings};

@@ -6,10 +6,10 @@
 //! class-decision standard deviation of the misclassified test points.
 //!
 //! ```text
-//! cargo run --release --example skewgp_fashion                     # the paper's 5 000 / 5 000 (slow)
-//! cargo run --release --example skewgp_fashion -- --train 1000 --test 1000 --csv hist.csv --plot figures
-//! cargo run --release --example skewgp_fashion -- --classes 8 --train 500 --test 500 --ep-inducing 200 --json
-//! cargo run --release --example skewgp_fashion -- --kernel arcsine --classes 8 --train 500 --test 500
+//! cargo run --release -p burn-gp-experiments --example skewgp_fashion                     # the paper's 5 000 / 5 000 (slow)
+//! cargo run --release -p burn-gp-experiments --example skewgp_fashion -- --train 1000 --test 1000 --csv hist.csv --plot figures
+//! cargo run --release -p burn-gp-experiments --example skewgp_fashion -- --classes 8 --train 500 --test 500 --ep-inducing 200 --json
+//! cargo run --release -p burn-gp-experiments --example skewgp_fashion -- --kernel arcsine --classes 8 --train 500 --test 500
 //! ```
 //!
 //! Protocol: the official training and test images are pooled, `--train + --test` images are
@@ -60,13 +60,9 @@
 //! `{"example":"skewgp_fashion","method":…,"kernel":…,"train":…,"test":…,"classes":…,"acc":[…],"nll":[…],"error_auc":[…],"errors":[…],"ovr_acc":…,"time_s":…,"hist_fig_class":[…],"hist_pooled":[…]}`:
 //! `method` is `"skew2"` or `"gpep"`, `errors` the misclassified test images per class, and
 //! `hist_*` the counts of their decision std in 10 bins over `[0, 0.5]` (`--fig-class` and pooled).
-mod common;
-#[path = "common/skew.rs"]
-#[allow(dead_code)]
-mod skew;
-#[path = "common/tabular.rs"]
-#[allow(dead_code)]
-mod tabular;
+use burn_gp_experiments::common;
+use burn_gp_experiments::skew;
+use burn_gp_experiments::tabular;
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

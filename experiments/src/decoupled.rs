@@ -1,7 +1,6 @@
 //! Model plumbing shared by the `odvgp_regression` and `odvgp_synthetic` examples: the paper's
 //! methods (ODVFF, ODVGP, SVGP, SGPR) built from one additive Matérn prior, trained for a number
 //! of iterations, and evaluated by test log-likelihood, RMSE and 95% coverage.
-#![allow(dead_code)]
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 use burn_gp::inducing::fourier::num_freq_for_budget;

@@ -2,10 +2,10 @@
 //! pool point to label next, by the Bayesian variation ratio or by the entropy of softmax(mean)?
 //!
 //! ```text
-//! cargo run --release --example active_learning                        # every set, 100 queries
-//! cargo run --release --example active_learning -- --sets iris,glass,vehicle --queries 30 --csv al.csv
-//! cargo run --release --example active_learning -- --sets yeast --max-train 2000 --epochs 400 --reference
-//! cargo run --release --example active_learning -- --summarise s0.csv,s1.csv,s2.csv --plot figs  # runs' --csv files
+//! cargo run --release -p burn-gp-experiments --example active_learning                        # every set, 100 queries
+//! cargo run --release -p burn-gp-experiments --example active_learning -- --sets iris,glass,vehicle --queries 30 --csv al.csv
+//! cargo run --release -p burn-gp-experiments --example active_learning -- --sets yeast --max-train 2000 --epochs 400 --reference
+//! cargo run --release -p burn-gp-experiments --example active_learning -- --summarise s0.csv,s1.csv,s2.csv --plot figs  # runs' --csv files
 //! ```
 //!
 //! Protocol, per PMLB multi-class set (`--sets`, default every set in `<data>/pmlb_multiclass`;
@@ -66,12 +66,9 @@ use rand::seq::SliceRandom;
 use rand::{RngExt, SeedableRng};
 use serde_json::json;
 
-mod common;
-#[path = "common/learning_curves.rs"]
-mod learning_curves;
-#[path = "common/tabular.rs"]
-#[allow(dead_code)]
-mod tabular;
+use burn_gp_experiments::common;
+use burn_gp_experiments::learning_curves;
+use burn_gp_experiments::tabular;
 
 use learning_curves::{compare, Comparison, Policy, PolicyCurves};
 use tabular::{class_predictive, num, InitParts, Split, TabularSet};

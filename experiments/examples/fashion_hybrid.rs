@@ -2,8 +2,8 @@
 //! with a softmax layer trained with the same budget in the same run.
 //!
 //! ```text
-//! cargo run --release --example fashion_hybrid
-//! cargo run --release --example fashion_hybrid --features wgpu -- --device wgpu
+//! cargo run --release -p burn-gp-experiments --example fashion_hybrid
+//! cargo run --release -p burn-gp-experiments --example fashion_hybrid --features wgpu -- --device wgpu
 //! ```
 //! Data: <data>/fashion-mnist/ with the four IDX files from https://github.com/zalandoresearch/fashion-mnist (data/fashion/); `--data` or `BURN_GP_DATA` sets `<data>`.
 //! Defaults: the library's recipe (`burn_gp::nets::HybridConfig`; see `mnist_hybrid`), batch 128,
@@ -15,9 +15,7 @@
 //! `{"example":"fashion_hybrid","accuracy":…,"nll":…,"ece":…,"epoch_s":…,"softmax_accuracy":…, …}`
 //! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_epoch_s`, `epochs`, `batch`, `lr`, `m`,
 //! `train_size`, `backend`).
-mod common;
-#[path = "common/hybrid.rs"]
-mod hybrid;
+use burn_gp_experiments::hybrid;
 
 fn main() {
     hybrid::main("fashion_hybrid", hybrid::ImageData::Fashion);

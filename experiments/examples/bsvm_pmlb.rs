@@ -6,11 +6,11 @@
 //! per pair and MC-BSVM's speed-up over the others.
 //!
 //! ```text
-//! cargo run --release --example bsvm_pmlb                      # paper protocol: every set, 5 splits, 1000 epochs
-//! cargo run --release --example bsvm_pmlb -- --sets iris,wine_recognition,glass --splits 1 --epochs 100
-//! cargo run --release --example bsvm_pmlb -- --max-rows 2000 --max-train 2000 --splits 1 --epochs 150 --json
-//! cargo run --release --example bsvm_pmlb -- --sets iris --export /tmp/exp   # input of benches/peers/gpflow_multiclass.py
-//! cargo run --release --example bsvm_pmlb -- --summarise a.jsonl,b.jsonl     # tables of earlier --json runs
+//! cargo run --release -p burn-gp-experiments --example bsvm_pmlb                      # paper protocol: every set, 5 splits, 1000 epochs
+//! cargo run --release -p burn-gp-experiments --example bsvm_pmlb -- --sets iris,wine_recognition,glass --splits 1 --epochs 100
+//! cargo run --release -p burn-gp-experiments --example bsvm_pmlb -- --max-rows 2000 --max-train 2000 --splits 1 --epochs 150 --json
+//! cargo run --release -p burn-gp-experiments --example bsvm_pmlb -- --sets iris --export /tmp/exp   # input of benches/peers/gpflow_multiclass.py
+//! cargo run --release -p burn-gp-experiments --example bsvm_pmlb -- --summarise a.jsonl,b.jsonl     # tables of earlier --json runs
 //! ```
 //!
 //! Protocol: every set in `<data>/pmlb_multiclass` (66 of the paper's 68; `--sets a,b,c` for a
@@ -68,9 +68,8 @@ use clap::{Parser, ValueEnum};
 use common::plot::Figures;
 use serde_json::{json, Map, Value};
 
-mod common;
-#[path = "common/tabular.rs"]
-mod tabular;
+use burn_gp_experiments::common;
+use burn_gp_experiments::tabular;
 
 use tabular::{class_predictive, mean, median, num, predict_host, InitParts, Split, TabularSet};
 

@@ -5,7 +5,7 @@
 //! training images for both methods.
 //!
 //! ```text
-//! cargo run --release --example ep_mnist -- --epochs 5
+//! cargo run --release -p burn-gp-experiments --example ep_mnist -- --epochs 5
 //! ```
 //!
 //! `--modes sep-batch --iterations N --shards K` runs batch SEP with the data split into K shards
@@ -20,7 +20,7 @@
 //! `--json` prints one line per method and last the SEP line:
 //! `{"example":"ep_mnist","mode":"sep"|"sep-batch"|"svi","m":…,"epochs":…,"iterations":…,"shards":…,"train_size":…,"error":…,"nll":…,"train_s":…,"wall_s":…}`.
 //! Paper (batch training, m = 200): SEP 2.7 % error, NLL 0.0694; SVI 2.2 %, 0.0655.
-mod common;
+use burn_gp_experiments::common;
 
 use std::time::Instant;
 

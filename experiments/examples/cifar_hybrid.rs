@@ -2,8 +2,8 @@
 //! with a softmax layer trained with the same budget in the same run.
 //!
 //! ```text
-//! cargo run --release --example cifar_hybrid
-//! cargo run --release --example cifar_hybrid --features wgpu -- --device wgpu
+//! cargo run --release -p burn-gp-experiments --example cifar_hybrid
+//! cargo run --release -p burn-gp-experiments --example cifar_hybrid --features wgpu -- --device wgpu
 //! ```
 //! Data: <data>/cifar-10-batches-bin/ (data_batch_1..5.bin, test_batch.bin, the binary version
 //! from https://www.cs.toronto.edu/~kriz/cifar-10-binary.tar.gz) if present, else
@@ -26,9 +26,7 @@
 //! (also `dataset`, `mean_vr`, `softmax_nll`, `softmax_epoch_s`, `test_acc_by_epoch`,
 //! `softmax_test_acc_by_epoch`, `augment`, `lengthscale_factor`, `epochs`, `batch`, `lr`, `m`, `train_size`, `backend`;
 //! docs/examples.md lists every key).
-mod common;
-#[path = "common/hybrid.rs"]
-mod hybrid;
+use burn_gp_experiments::hybrid;
 
 fn main() {
     hybrid::main("cifar_hybrid", hybrid::ImageData::Cifar10);

@@ -3,8 +3,8 @@
 //! with `|β| ∈ {10, 50}` and `|γ| = 100 − |β|`, against SVGP and SGPR with 100 points.
 //!
 //! ```text
-//! cargo run --release --example odvgp_synthetic
-//! cargo run --release --example odvgp_synthetic -- --betas 10 --methods odvff,sgpr --repeats 3 --json
+//! cargo run --release -p burn-gp-experiments --example odvgp_synthetic
+//! cargo run --release -p burn-gp-experiments --example odvgp_synthetic -- --betas 10 --methods odvff,sgpr --repeats 3 --json
 //! ```
 //! The GP is sampled exactly with the Matérn-³⁄₂ state-space model
 //! ([`burn_gp::data::matern32_draw`]; the paper's §5.1 does not say how its draw was made:
@@ -28,9 +28,8 @@ use rand::rngs::StdRng;
 use rand::{RngExt, SeedableRng};
 use rand_distr::{Distribution, StandardNormal};
 
-mod common;
-#[path = "common/decoupled.rs"]
-mod decoupled;
+use burn_gp_experiments::common;
+use burn_gp_experiments::decoupled;
 
 use common::mean_std;
 use decoupled::{run_method, scores, Method, Prepared, Settings};

@@ -1,19 +1,18 @@
 //! Shared driver of the hybrid examples: a CNN trunk with a Bayesian SVM head, and the same trunk
 //! with a softmax layer, trained in one run on an image data set.
-//!
-//! Each example compiles this module on its own and uses only part of it.
-#![allow(dead_code)]
 use std::io::Write;
 use std::path::PathBuf;
 use std::time::Instant;
 
 use burn::module::Module;
 use burn::tensor::{Device, Tensor};
-use burn_gp::calibration::{MeanFieldScaling, TemperatureScaling, VarianceScaling};
+use burn_gp::calibration::{
+    paired_nll_difference, Calibrated, ClassScores, LatentCalibrations, MeanFieldScaling, TemperatureScaling,
+    VarianceScaling,
+};
 use burn_gp::data::{
     data_root, load_cifar10, load_cifar10_with_source, load_mnist, ImageAugmentation, ImageSet, MnistVariant, Subset,
 };
-use burn_gp::metrics;
 use burn_gp::models::ClassPredictive;
 use burn_gp::nets::{
     fit_hybrid, fit_hybrid_traced, image_batch, AugmentedImages, Cifar10TrunkConfig, FeatureNorm, FrozenStatistics,
@@ -24,7 +23,7 @@ use burn_gp::tensors::to_vec;
 use burn_gp::train::{fit, History, TrainConfig};
 use burn_gp::Result;
 
-use super::common::{print_table, CheckpointOptions, Devices, RunOptions};
+use crate::common::{print_table, CheckpointOptions, Devices, RunOptions};
 
 /// The hybrid examples' defaults, the library's training recipe ([`HybridConfig::train_config`]):
 /// batch 128, 3 epochs, Adam at 1e-3 annealed along half a cosine to 0, f32.
@@ -67,8 +66,8 @@ impl ImageData {
 /// Parses the command line (with the hybrids' defaults: batch 128, 3 epochs, lr 1e-3, f32), loads
 /// `data` and runs the comparison; exits with status 1 and a one-line message on error.
 pub fn main(example: &str, data: ImageData) {
-    let args: HybridArgs = super::common::parse_with_defaults(HYBRID_DEFAULTS);
-    super::common::exit_on_error((|| {
+    let args: HybridArgs = crate::common::parse_with_defaults(HYBRID_DEFAULTS);
+    crate::common::exit_on_error((|| {
         let root = data_root(args.run.data.as_deref())?;
         match data {
             ImageData::Mnist | ImageData::Fashion => {
@@ -121,7 +120,7 @@ pub struct HybridOptions {
     /// Model file: --save FILE (the trained hybrid), --load FILE (evaluate a saved hybrid only:
     /// no training, and no softmax baseline unless --load-softmax names one).
     #[command(flatten)]
-    pub file: super::common::ModelFileOptions,
+    pub file: crate::common::ModelFileOptions,
     /// Step size ρ of the natural-gradient updates of the head's q(u) after every Adam step
     /// (0 = train q(u) by Adam too, as the paper does).
     #[arg(long, default_value_t = 0.02)]
@@ -189,7 +188,7 @@ pub struct HybridOptions {
     /// Checkpoints: --checkpoint-dir DIR (the hybrid's `DIR/HybridNet.ckpt` and the softmax
     /// baseline's `DIR/SoftmaxNet.ckpt`, after every epoch), --resume.
     #[command(flatten)]
-    pub checkpoint: super::common::CheckpointOptions,
+    pub checkpoint: crate::common::CheckpointOptions,
 }
 
 /// The training images and, with `--calibration N`, the last `N` of them held out (not trained
@@ -209,25 +208,8 @@ pub fn split_calibration(train: ImageSet, opts: &HybridOptions) -> Result<(Image
     Ok((train.subset(0..cut)?, Some(train.subset(cut..train.n)?)))
 }
 
-/// Test accuracy, NLL and ECE of calibrated probabilities, with the fitted parameters.
-pub struct Calibrated<P> {
-    /// The fitted calibration.
-    pub fitted: P,
-    /// (accuracy, NLL, ECE) on the test images.
-    pub test: (f64, f64, f64),
-    /// The calibrated class probabilities of the test images, `[n, C]` row-major.
-    pub probabilities: Vec<f64>,
-}
-
-impl<P> Calibrated<P> {
-    /// Scores the calibrated test probabilities and keeps them.
-    fn new(fitted: P, probabilities: Vec<f64>, test: &ImageSet) -> Result<Self> {
-        Ok(Calibrated { fitted, test: score(&probabilities, test)?, probabilities })
-    }
-}
-
-/// Each calibration of the hybrid (and the softmax network's temperature), fitted on the held-out
-/// images and scored on the test images.
+/// Each calibration of the hybrid (the library's [`LatentCalibrations`], flattened) and the
+/// softmax network's temperature, fitted on the held-out images and scored on the test images.
 pub struct Calibrations {
     /// The paper's `softmax(f̄ / T)`.
     pub temperature: Calibrated<TemperatureScaling>,
@@ -247,26 +229,18 @@ pub fn calibrate<T: Trunk<Input = Tensor<4>>>(
     (pred, test): (&ClassPredictive, &ImageSet),
     device: &Device,
 ) -> Result<Calibrations> {
-    let labels = held.labels_usize();
-    let k = held.num_classes;
-    let held_pred = hybrid.predict_images(held, device)?;
-    let temperature = TemperatureScaling::fit(&held_pred.mean, k, &labels)?;
-    let variance = VarianceScaling::fit(&held_pred, &labels)?;
-    let mean_field = MeanFieldScaling::fit(&held_pred, &labels)?;
+    let (held_labels, test_labels) = (held.labels_usize(), test.labels_usize());
+    let latent = LatentCalibrations::fit((&hybrid.predict_images(held, device)?, &held_labels), (pred, &test_labels))?;
     let softmax = match softmax {
-        Some(net) => {
-            let fitted = TemperatureScaling::fit(&net.logits_of_images(held, device)?, k, &labels)?;
-            let probabilities = fitted.probabilities(&net.logits_of_images(test, device)?, k)?;
-            Some(Calibrated::new(fitted, probabilities, test)?)
-        }
+        Some(net) => Some(Calibrated::temperature_of_scores(
+            (&net.logits_of_images(held, device)?, &held_labels),
+            (&net.logits_of_images(test, device)?, &test_labels),
+            held.num_classes,
+        )?),
         None => None,
     };
-    Ok(Calibrations {
-        temperature: Calibrated::new(temperature, temperature.probabilities(&pred.mean, k)?, test)?,
-        variance: Calibrated::new(variance, variance.probabilities(pred), test)?,
-        mean_field: Calibrated::new(mean_field, mean_field.probabilities(pred), test)?,
-        softmax,
-    })
+    let LatentCalibrations { temperature, variance, mean_field } = latent;
+    Ok(Calibrations { temperature, variance, mean_field, softmax })
 }
 
 /// `--feature-norm` values (see [`FeatureNorm`]).
@@ -320,32 +294,16 @@ pub struct Scores {
     pub mean_vr: Option<f64>,
 }
 
-/// Accuracy, NLL and ECE of class probabilities `[n, C]`.
-pub fn score(probs: &[f64], set: &ImageSet) -> Result<(f64, f64, f64)> {
-    let labels = set.labels_usize();
-    let k = set.num_classes;
-    let clipped: Vec<f64> = probs.iter().map(|p| p.max(1e-12)).collect();
-    Ok((
-        metrics::accuracy(probs, k, &labels)?,
-        metrics::nll(&clipped, k, &labels)?,
-        metrics::ece(probs, k, &labels, 15)?,
-    ))
+/// Accuracy, NLL and ECE of class probabilities `[n, C]` of `set`'s images
+/// ([`ClassScores::of`]).
+pub fn score(probs: &[f64], set: &ImageSet) -> Result<ClassScores> {
+    ClassScores::of(probs, set.num_classes, &set.labels_usize())
 }
 
-/// The paired difference of two tables of class probabilities on `set`: per image
-/// `−ln a(y) − (−ln b(y))` (each probability clipped at 1e-12, as in [`score`]), its mean (the
-/// difference of the two NLLs) and the standard error of that mean over the images.
-pub fn nll_difference(a: &[f64], b: &[f64], set: &ImageSet) -> (f64, f64) {
-    let labels = set.labels_usize();
-    let k = set.num_classes;
-    let d: Vec<f64> = a
-        .chunks_exact(k)
-        .zip(b.chunks_exact(k))
-        .zip(&labels)
-        .map(|((ra, rb), &y)| rb[y].max(1e-12).ln() - ra[y].max(1e-12).ln())
-        .collect();
-    let mean = d.iter().sum::<f64>() / d.len() as f64;
-    (mean, burn_gp::metrics::standard_error(&d).unwrap_or(0.0))
+/// The paired NLL difference of two tables of class probabilities on `set`
+/// ([`paired_nll_difference`]): its mean and standard error.
+pub fn nll_difference(a: &[f64], b: &[f64], set: &ImageSet) -> Result<(f64, f64)> {
+    paired_nll_difference(a, b, set.num_classes, &set.labels_usize())
 }
 
 /// Hybrid scores: the decision is the SVM's `argmax f̄`; `probs` are its class probabilities by
@@ -357,7 +315,7 @@ pub fn hybrid_scores(
     vr_samples: usize,
     seed: u64,
 ) -> Result<Scores> {
-    let (_, nll, ece) = score(probs, set)?;
+    let ClassScores { nll, ece, .. } = score(probs, set)?;
     let labels = set.labels_usize();
     let hits = pred.classes().iter().zip(&labels).filter(|(a, b)| a == b).count();
     let vr = pred.variation_ratio(vr_samples, seed);
@@ -603,7 +561,7 @@ pub fn train_softmax<T: Trunk<Input = Tensor<4>>>(
     let base = devices.base.clone();
     let evaluate = |m: &SoftmaxNet<T>, _epoch: usize| -> Result<Vec<(String, f64)>> {
         let probs = m.probabilities_of_images(test, &base)?;
-        Ok(vec![("test_acc".to_string(), score(&probs, test)?.0)])
+        Ok(vec![("test_acc".to_string(), score(&probs, test)?.accuracy)])
     };
     let dev = devices.train.clone();
     fit(
@@ -697,7 +655,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     let (soft, soft_probs) = match &soft_net {
         Some((net, epoch_s)) => {
             let probs = net.probabilities_of_images(&test, &devices.base)?;
-            let (accuracy, nll, ece) = score(&probs, &test)?;
+            let ClassScores { accuracy, nll, ece } = score(&probs, &test)?;
             let title = format!("{example}: softmax baseline on {dataset}, test set");
             figures.reliability("softmax_reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
             (Some(Scores { accuracy, nll, ece, epoch_s: *epoch_s, mean_vr: None }), Some(probs))
@@ -712,13 +670,13 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     // The hybrid's temperature-scaled NLL against the softmax network's own and against the
     // softmax network's temperature-scaled NLL (the same treatment), each paired per image.
     let nll_gap = match (&calibrated, &soft_probs) {
-        (Some(c), Some(sp)) => Some(nll_difference(&c.temperature.probabilities, sp, &test)),
+        (Some(c), Some(sp)) => Some(nll_difference(&c.temperature.probabilities, sp, &test)?),
         _ => None,
     };
-    let nll_gap_calibrated = calibrated.as_ref().and_then(|c| {
-        let s = c.softmax.as_ref()?;
-        Some(nll_difference(&c.temperature.probabilities, &s.probabilities, &test))
-    });
+    let nll_gap_calibrated = match calibrated.as_ref().and_then(|c| Some((c, c.softmax.as_ref()?))) {
+        Some((c, s)) => Some(nll_difference(&c.temperature.probabilities, &s.probabilities, &test)?),
+        None => None,
+    };
     figures.curves("curves", &format!("{example} on {dataset}: training"), &curves)?;
     if figures.enabled() {
         let title = format!("{example}: hybrid on {dataset}, test set");
@@ -744,21 +702,21 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
         let (v, t, mf) = (&c.variance, &c.temperature, &c.mean_field);
         rows.extend([
             ("hybrid variance factor", f(v.fitted.scale)),
-            ("hybrid NLL, variance-scaled", f(v.test.1)),
-            ("hybrid ECE, variance-scaled", f(v.test.2)),
+            ("hybrid NLL, variance-scaled", f(v.scores.nll)),
+            ("hybrid ECE, variance-scaled", f(v.scores.ece)),
             ("hybrid temperature", f(t.fitted.temperature)),
-            ("hybrid NLL, temperature-scaled", f(t.test.1)),
-            ("hybrid ECE, temperature-scaled", f(t.test.2)),
+            ("hybrid NLL, temperature-scaled", f(t.scores.nll)),
+            ("hybrid ECE, temperature-scaled", f(t.scores.ece)),
             ("hybrid mean-field temperature", f(mf.fitted.temperature)),
             ("hybrid mean-field variance weight", f(mf.fitted.variance_weight)),
-            ("hybrid NLL, mean-field", f(mf.test.1)),
-            ("hybrid ECE, mean-field", f(mf.test.2)),
+            ("hybrid NLL, mean-field", f(mf.scores.nll)),
+            ("hybrid ECE, mean-field", f(mf.scores.ece)),
         ]);
         if let Some(s) = &c.softmax {
             rows.extend([
                 ("softmax temperature", f(s.fitted.temperature)),
-                ("softmax NLL, temperature-scaled", f(s.test.1)),
-                ("softmax ECE, temperature-scaled", f(s.test.2)),
+                ("softmax NLL, temperature-scaled", f(s.scores.nll)),
+                ("softmax ECE, temperature-scaled", f(s.scores.ece)),
             ]);
         }
     }
@@ -786,18 +744,18 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             "softmax_ece": soft.as_ref().map(|s| s.ece),
             "calibration_size": held.as_ref().map_or(0, |h| h.n),
             "temperature": calibrated.as_ref().map(|c| c.temperature.fitted.temperature),
-            "nll_calibrated": calibrated.as_ref().map(|c| c.temperature.test.1),
-            "ece_calibrated": calibrated.as_ref().map(|c| c.temperature.test.2),
+            "nll_calibrated": calibrated.as_ref().map(|c| c.temperature.scores.nll),
+            "ece_calibrated": calibrated.as_ref().map(|c| c.temperature.scores.ece),
             "softmax_temperature": calibrated.as_ref().and_then(|c| c.softmax.as_ref().map(|s| s.fitted.temperature)),
-            "softmax_nll_calibrated": calibrated.as_ref().and_then(|c| c.softmax.as_ref().map(|s| s.test.1)),
-            "softmax_ece_calibrated": calibrated.as_ref().and_then(|c| c.softmax.as_ref().map(|s| s.test.2)),
+            "softmax_nll_calibrated": calibrated.as_ref().and_then(|c| c.softmax.as_ref().map(|s| s.scores.nll)),
+            "softmax_ece_calibrated": calibrated.as_ref().and_then(|c| c.softmax.as_ref().map(|s| s.scores.ece)),
             "variance_scale": calibrated.as_ref().map(|c| c.variance.fitted.scale),
-            "nll_variance_scaled": calibrated.as_ref().map(|c| c.variance.test.1),
-            "ece_variance_scaled": calibrated.as_ref().map(|c| c.variance.test.2),
+            "nll_variance_scaled": calibrated.as_ref().map(|c| c.variance.scores.nll),
+            "ece_variance_scaled": calibrated.as_ref().map(|c| c.variance.scores.ece),
             "mean_field_temperature": calibrated.as_ref().map(|c| c.mean_field.fitted.temperature),
             "mean_field_weight": calibrated.as_ref().map(|c| c.mean_field.fitted.variance_weight),
-            "nll_mean_field": calibrated.as_ref().map(|c| c.mean_field.test.1),
-            "ece_mean_field": calibrated.as_ref().map(|c| c.mean_field.test.2),
+            "nll_mean_field": calibrated.as_ref().map(|c| c.mean_field.scores.nll),
+            "ece_mean_field": calibrated.as_ref().map(|c| c.mean_field.scores.ece),
             "nll_calibrated_minus_softmax": nll_gap.map(|g| g.0),
             "nll_calibrated_minus_softmax_se": nll_gap.map(|g| g.1),
             "nll_calibrated_minus_softmax_calibrated": nll_gap_calibrated.map(|g| g.0),

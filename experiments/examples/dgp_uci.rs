@@ -1,10 +1,10 @@
 //! Deep GP regression by approximate EP (Bui et al. 2016) on the standard UCI splits.
 //!
 //! ```text
-//! cargo run --release --example dgp_uci -- --dataset boston --layers 2 --m 100 --splits 0..20
-//! cargo run --release --example dgp_uci -- --dataset yacht --layers 2 --hidden 3 --m 100 --splits 0..20 --json
-//! cargo run --release --example dgp_uci -- --dataset boston,concrete --layers 1 --m 50   # FITC-GP by SEP
-//! cargo run --release --example dgp_uci -- --dataset concrete --input-linear 4   # Burn Linear 8→4, then the DGP
+//! cargo run --release -p burn-gp-experiments --example dgp_uci -- --dataset boston --layers 2 --m 100 --splits 0..20
+//! cargo run --release -p burn-gp-experiments --example dgp_uci -- --dataset yacht --layers 2 --hidden 3 --m 100 --splits 0..20 --json
+//! cargo run --release -p burn-gp-experiments --example dgp_uci -- --dataset boston,concrete --layers 1 --m 50   # FITC-GP by SEP
+//! cargo run --release -p burn-gp-experiments --example dgp_uci -- --dataset concrete --input-linear 4   # Burn Linear 8→4, then the DGP
 //! ```
 //! `--layers` is the number of GP layers L (1 = sparse GP, 2 = the paper's DGPs), `--hidden` the
 //! width of every hidden layer (the paper's DGP-1/2/3). Training: Adam, minibatch 50, 6000 steps
@@ -31,7 +31,7 @@ use clap::Parser;
 use burn::module::Module;
 use burn_gp::saved::SavedModel;
 
-mod common;
+use burn_gp_experiments::common;
 
 /// Command-line options.
 #[derive(Parser, Debug)]

@@ -2,7 +2,7 @@
 //! the same computation written directly in `faer` on the host (same machine, same run).
 //!
 //! ```text
-//! cargo run --release --example linalg_bench -- --bench
+//! cargo run --release -p burn-gp-experiments --example linalg_bench -- --bench
 //! ```
 //! Workload per size n: `A = X Xᵀ/n + I` (n×n), `L = chol(A)`, `Y = L⁻¹ B` with `B` n×256,
 //! loss `Σ W ⊙ Y`, gradient with respect to `A` and `B`. Prints median seconds and the ratio

@@ -1,16 +1,11 @@
-//! The examples' shared helpers that compute or draw results without a model: the regression
+//! The drivers' shared helpers that compute or draw results without a model: the regression
 //! stump behind the skew GP paper's Fig. 10 (against a brute force over every split, and its
 //! permutation p-value under a null and a clear step), the active-learning curves of paper 003's
 //! §4.3.1 (the curves file read back as written, bad files as typed errors, and the policies'
 //! ranks over runs against values worked by hand), and the `--plot` figures (each kind writes one
 //! well-formed SVG with its labels; nothing without `--plot`; bad folders are typed errors).
-#[path = "../../examples/common/learning_curves.rs"]
-mod learning_curves;
-#[path = "../../examples/common/plot.rs"]
-#[allow(dead_code)]
-mod plot;
-#[path = "../../examples/common/regression_stump.rs"]
-mod regression_stump;
+use burn_gp_experiments::common::plot;
+use burn_gp_experiments::{learning_curves, regression_stump};
 
 use std::path::{Path, PathBuf};
 

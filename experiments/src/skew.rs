@@ -66,7 +66,7 @@ pub struct SkewOptions {
     /// Checkpoints: --checkpoint-dir DIR (each training run in a sub-folder of its own, see
     /// docs/examples.md), --resume.
     #[command(flatten)]
-    pub checkpoint: super::common::CheckpointOptions,
+    pub checkpoint: crate::common::CheckpointOptions,
 }
 
 /// `--chain-start` values (see [`ChainStart`]).

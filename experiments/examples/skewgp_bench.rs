@@ -11,14 +11,14 @@
 //!    (kept draws / wall time including burn-in) and constraint checks per chain-step.
 //!
 //! ```text
-//! cargo run --release --example skewgp_bench
-//! cargo run --release --example skewgp_bench -- --sizes 50,100,200,400 --samples 1000 --json
+//! cargo run --release -p burn-gp-experiments --example skewgp_bench
+//! cargo run --release -p burn-gp-experiments --example skewgp_bench -- --sizes 50,100,200,400 --samples 1000 --json
 //! ```
 //!
 //! Timings are medians over `--reps` repetitions (the first, warm-up run is dropped). `--json`
 //! prints one final line
 //! `{"example":"skewgp_bench","phi32_host_s":…,"phi32_tensor_s":…,"phi32_batched_per_block_s":…,"phi32_grad_s":…,"sizes":[…],"lin_ess_samples_per_s":[…],"ess_samples_per_s":[…],"ess_checks_per_step":[…]}`.
-mod common;
+use burn_gp_experiments::common;
 
 use std::time::Instant;
 

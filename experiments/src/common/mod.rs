@@ -1,7 +1,4 @@
-//! Command-line options and set-up shared by the examples.
-//!
-//! Each example compiles this module on its own and uses only part of it.
-#![allow(dead_code)]
+//! Command-line options and set-up shared by the drivers and the short examples.
 use std::path::PathBuf;
 
 use burn::tensor::Device;
