@@ -195,7 +195,7 @@ impl SkewGpConfig {
     /// training labels `y`: `None` without a hold-out (`validation_fraction = 0`), else the
     /// stratified split seeded from [`seed`](Self::seed) (`test`: the held-out rows, `train`: the
     /// rows trained on). Another model selected on the same rows (GP-EP in
-    /// `examples/skewgp_pmlb.rs`) takes them from here. A fraction outside `[0, 1)`, or one that
+    /// `experiments/examples/skewgp_pmlb.rs`) takes them from here. A fraction outside `[0, 1)`, or one that
     /// leaves either part empty, is [`Error::InvalidArgument`].
     pub fn holdout_split(&self, y: &[usize]) -> crate::error::Result<Option<IndexSplit>> {
         if self.validation_fraction == 0.0 {
