@@ -45,6 +45,6 @@ pub(crate) fn row_major(a: MatRef<'_, f64>) -> Vec<f64> {
 }
 
 /// A column vector from a slice.
-pub fn column(v: &[f64]) -> Mat<f64> {
+pub(crate) fn column(v: &[f64]) -> Mat<f64> {
     Mat::from_fn(v.len(), 1, |i, _| v[i])
 }

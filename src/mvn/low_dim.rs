@@ -56,7 +56,7 @@ const LOG_GRID: usize = 400;
 /// `ln Φ₂(a, b; ρ)`, finite wherever `Φ₂ > 0` mathematically: the log of [`bvn_cdf`] where that is
 /// above `1e-200`, else the same integral `∫ exp(g(x)) dx`, `g(x) = ln φ(x) + ln Φ((b − ρx)/s)`,
 /// scaled by the maximum of the (concave) `g` before integrating, so that it cannot underflow.
-pub fn log_bvn_cdf(a: f64, b: f64, rho: f64) -> f64 {
+pub(crate) fn log_bvn_cdf(a: f64, b: f64, rho: f64) -> f64 {
     let p = bvn_cdf(a, b, rho);
     if p.is_nan() || p > LOG_SPACE_BELOW {
         return p.ln();

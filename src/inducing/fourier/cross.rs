@@ -94,7 +94,7 @@ pub(crate) fn combine_features(features: Tensor<3>, structure: FeatureStructure)
 
 impl FeatureGrid {
     /// The grid of intervals `[a_d, b_d]` with `F` harmonic frequencies `ω_m = 2πm/(b_d − a_d)`.
-    pub fn new(lower: &[f64], upper: &[f64], num_freq: usize, device: &burn::tensor::Device) -> Self {
+    pub(crate) fn new(lower: &[f64], upper: &[f64], num_freq: usize, device: &burn::tensor::Device) -> Self {
         let d = lower.len();
         let mut omegas = Vec::with_capacity(d * (num_freq + 1));
         for (a, b) in lower.iter().zip(upper) {

@@ -28,7 +28,7 @@ fn entry(c: &Tensor<3>, i: usize, j: usize) -> Tensor<3> {
 impl DiagLowRank {
     /// The batch `diag(α) + W Wᵀ`; `w = None` for a purely diagonal batch. Panics if `W` has rank
     /// columns other than 1 or 2 (callers build it from closed forms of known rank).
-    pub fn new(alpha: Tensor<2>, w: Option<Tensor<3>>) -> Self {
+    pub(crate) fn new(alpha: Tensor<2>, w: Option<Tensor<3>>) -> Self {
         let Some(w) = w else {
             return Self { alpha, w: None, scaled_w: None, cap_inv: None, cap_logdet: None };
         };
@@ -50,22 +50,22 @@ impl DiagLowRank {
     }
 
     /// Batch size B.
-    pub fn batch(&self) -> usize {
+    pub(crate) fn batch(&self) -> usize {
         self.alpha.dims()[0]
     }
 
     /// Matrix size n.
-    pub fn size(&self) -> usize {
+    pub(crate) fn size(&self) -> usize {
         self.alpha.dims()[1]
     }
 
     /// The device of the tensors.
-    pub fn device(&self) -> burn::tensor::Device {
+    pub(crate) fn device(&self) -> burn::tensor::Device {
         self.alpha.device()
     }
 
     /// Item `b` of the batch as a batch of one.
-    pub fn item(&self, b: usize) -> Self {
+    pub(crate) fn item(&self, b: usize) -> Self {
         let pick3 = |t: &Option<Tensor<3>>| t.as_ref().map(|t| t.clone().narrow(0, b, 1));
         Self {
             alpha: self.alpha.clone().narrow(0, b, 1),
@@ -77,7 +77,7 @@ impl DiagLowRank {
     }
 
     /// `K⁻¹ V` for `V` `[B, n, c]` (or `[1, n, c]` against a batch of one).
-    pub fn solve(&self, v: Tensor<3>) -> Tensor<3> {
+    pub(crate) fn solve(&self, v: Tensor<3>) -> Tensor<3> {
         let [b, n] = self.alpha.dims();
         let dv = v / self.alpha.clone().reshape([b, n, 1]);
         match (&self.w, &self.scaled_w, &self.cap_inv) {
@@ -90,7 +90,7 @@ impl DiagLowRank {
     }
 
     /// `log det K` `[B]`.
-    pub fn logdet(&self) -> Tensor<1> {
+    pub(crate) fn logdet(&self) -> Tensor<1> {
         let b = self.batch();
         let diag = self.alpha.clone().log().sum_dim(1).reshape([b]);
         match &self.cap_logdet {
@@ -100,7 +100,7 @@ impl DiagLowRank {
     }
 
     /// The dense matrices `[B, n, n]` (test oracle and the dense `K_uu`).
-    pub fn dense(&self) -> Tensor<3> {
+    pub(crate) fn dense(&self) -> Tensor<3> {
         let [b, n] = self.alpha.dims();
         let eye = Tensor::<2>::eye(n, &self.alpha.device()).unsqueeze::<3>();
         let diag = self.alpha.clone().reshape([b, n, 1]) * eye;

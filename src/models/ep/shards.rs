@@ -45,7 +45,7 @@ pub(crate) struct Shards {
 impl Shards {
     /// Splits `x` `[n, d]` and `y` into shards with the given ranges, shard `p` on `devices[p]`
     /// (all on `x`'s device when `devices` is `None`).
-    pub fn new(x: &Tensor<2>, y: &[f64], ranges: Vec<Range<usize>>, devices: Option<&[Device]>) -> Result<Self> {
+    pub(crate) fn new(x: &Tensor<2>, y: &[f64], ranges: Vec<Range<usize>>, devices: Option<&[Device]>) -> Result<Self> {
         let devices: Vec<Device> = match devices {
             None => vec![x.device(); ranges.len()],
             Some(d) if d.len() == ranges.len() => d.to_vec(),
@@ -58,7 +58,7 @@ impl Shards {
     }
     /// The FITC quantities of every shard at the model's current hyperparameters (one thread per
     /// shard, on the shard's device).
-    pub fn fitc<K: Kernel>(&self, model: &EpGpClassifier<K>) -> Result<Vec<Fitc>> {
+    pub(crate) fn fitc<K: Kernel>(&self, model: &EpGpClassifier<K>) -> Result<Vec<Fitc>> {
         per_shard_with(replicas(model, &self.devices), |p, local| local.fitc(&self.x[p]))
     }
 }
