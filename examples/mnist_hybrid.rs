@@ -60,6 +60,13 @@ use clap::Parser;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc; // keeps large tensor buffers mapped
 
+/// Tells mimalloc to keep the memory it frees mapped (`mi_option_purge_delay`, index 15 of
+/// mimalloc.h's options, set to −1): every step frees and reallocates buffers of the same sizes,
+/// and pages handed back to the OS are zeroed again on first touch (docs/results/benchmarks.md).
+fn keep_freed_memory() {
+    unsafe { libmimalloc_sys::mi_option_set(15, -1) }
+}
+
 /// Command line (the defaults are the library's recipe).
 #[derive(Parser, Debug)]
 struct Args {
@@ -128,6 +135,7 @@ struct Args {
 }
 
 fn main() {
+    keep_freed_memory();
     if let Err(e) = run(&Args::parse()) {
         eprintln!("error: {e}");
         std::process::exit(1);

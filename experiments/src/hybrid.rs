@@ -66,6 +66,7 @@ impl ImageData {
 /// Parses the command line (with the hybrids' defaults: batch 128, 3 epochs, lr 1e-3, f32), loads
 /// `data` and runs the comparison; exits with status 1 and a one-line message on error.
 pub fn main(example: &str, data: ImageData) {
+    crate::common::keep_freed_memory();
     let args: HybridArgs = crate::common::parse_with_defaults(HYBRID_DEFAULTS);
     crate::common::exit_on_error((|| {
         let root = data_root(args.run.data.as_deref())?;

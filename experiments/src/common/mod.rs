@@ -17,6 +17,14 @@ pub fn mean_std(v: &[f64]) -> (f64, f64) {
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Tells mimalloc to keep the memory it frees mapped (`mi_option_purge_delay`, index 15 of
+/// mimalloc.h's options, set to −1): the hybrid drivers' steps free and reallocate buffers of
+/// the same sizes, and pages handed back to the OS are zeroed again on first touch
+/// (docs/results/benchmarks.md, "The main job's serial part on the CPU").
+pub fn keep_freed_memory() {
+    unsafe { libmimalloc_sys::mi_option_set(15, -1) }
+}
+
 /// Options every training example takes.
 #[derive(clap::Args, Debug, Clone)]
 pub struct RunOptions {
