@@ -8,7 +8,7 @@ use burn::module::Module;
 use burn::tensor::{Device, Tensor};
 use burn_gp::calibration::{
     paired_nll_difference, Calibrated, ClassScores, LatentCalibrations, MeanFieldScaling, TemperatureScaling,
-    VarianceScaling,
+    VarianceScaling, ECE_BINS,
 };
 use burn_gp::data::{
     data_root, load_cifar10, load_cifar10_with_source, load_mnist, ImageAugmentation, ImageSet, MnistVariant, Subset,
@@ -658,7 +658,14 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
             let probs = net.probabilities_of_images(&test, &devices.base)?;
             let ClassScores { accuracy, nll, ece } = score(&probs, &test)?;
             let title = format!("{example}: softmax baseline on {dataset}, test set");
-            figures.reliability("softmax_reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
+            figures.reliability(
+                "softmax_reliability",
+                &title,
+                &probs,
+                test.num_classes,
+                &test.labels_usize(),
+                ECE_BINS,
+            )?;
             (Some(Scores { accuracy, nll, ece, epoch_s: *epoch_s, mean_vr: None }), Some(probs))
         }
         None => (None, None),
@@ -681,7 +688,7 @@ pub fn run<T: Trunk<Input = Tensor<4>> + Blueprint + 'static>(
     figures.curves("curves", &format!("{example} on {dataset}: training"), &curves)?;
     if figures.enabled() {
         let title = format!("{example}: hybrid on {dataset}, test set");
-        figures.reliability("reliability", &title, &probs, test.num_classes, &test.labels_usize(), 15)?;
+        figures.reliability("reliability", &title, &probs, test.num_classes, &test.labels_usize(), ECE_BINS)?;
     }
     let f = |v: f64| format!("{v:.4}");
     let mut rows = vec![

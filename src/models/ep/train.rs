@@ -201,7 +201,8 @@ impl<K: Kernel> EpGpClassifier<K> {
             return Err(Error::invalid("inducing points", format!("m = {m} exceeds the {n} training points")));
         }
         config.validate()?;
-        let settings = self.settings.checked()?;
+        // checked when the model took them (EpGpClassifierConfig::init, with_ep_schedule)
+        let settings = self.settings.clone();
         let schedule = settings.schedule;
         let minibatch = schedule.mode == EpMode::Minibatch;
         if minibatch && config.batch_size == 0 {

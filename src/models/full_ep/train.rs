@@ -89,7 +89,7 @@ impl<K: Kernel> FullEpClassifier<K> {
         let n = check_inputs("FullEpClassifier::fit", x, self.kernel.input_dim())?;
         let y = &crate::data::binary_signs("FullEpClassifier::fit", labels, n)?[..];
         config.validate()?;
-        let schedule = self.schedule.checked()?;
+        let schedule = self.schedule; // checked by FullEpClassifierConfig::init
         if schedule.mode == EpMode::Minibatch {
             return Err(Error::invalid("mode", "full EP trains in the batch modes (Inner or Outer), not Minibatch"));
         }
