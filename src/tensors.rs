@@ -32,6 +32,28 @@ pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType)
     (v, shape, dtype)
 }
 
+/// Reads a float primitive to a host buffer of its own element type `E` (the caller has checked
+/// that its dtype is `E`'s), with its shape.
+pub(crate) fn to_host_native<B: Backend, E: burn::tensor::Element>(t: FloatTensor<B>) -> (Vec<E>, Shape) {
+    let data: TensorData = match read_sync(B::float_into_data(t)) {
+        Ok(d) => d,
+        Err(e) => panic!("burn-gp: reading a tensor back from the device failed: {e:?}"),
+    };
+    let shape = data.shape().clone();
+    // `convert` is a no-op when the dtype already is `E`'s; after it the element type matches.
+    let v = data.convert::<E>().try_into_vec::<E>().expect("tensor data converted to E reads as E");
+    (v, shape)
+}
+
+/// Writes a host buffer of element type `E` back as a float primitive of `E`'s dtype.
+pub(crate) fn from_host_native<B: Backend, E: burn::tensor::Element>(
+    v: Vec<E>,
+    shape: Shape,
+    device: &B::Device,
+) -> FloatTensor<B> {
+    B::float_from_data(TensorData::new(v, shape), device)
+}
+
 /// Writes a host f64 buffer back as a float primitive of the given dtype.
 pub(crate) fn from_host<B: Backend>(v: Vec<f64>, shape: Shape, dtype: DType, device: &B::Device) -> FloatTensor<B> {
     B::float_from_data(TensorData::new(v, shape).convert_dtype(dtype), device)

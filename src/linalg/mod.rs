@@ -8,7 +8,6 @@
 //! CPU backends faer's blocked solve (half the flops of inverting and multiplying), on GPU backends
 //! the host-formed inverse applied by the device's matmul, so the b×m work stays on the device.
 mod cholesky;
-mod conv_weight_grad;
 mod exp_bilinear;
 mod exp_bilinear_contract;
 pub mod host;
@@ -28,4 +27,5 @@ pub use product::{batched_matmul, matmul, matmul_transposed};
 pub(crate) use reduce::row_sums;
 pub(crate) use triangular::solve_lower_right;
 pub use triangular::{cholesky_solve, solve_triangular, tri_inverse, Triangle};
+pub(crate) use vector_state::clear_after;
 pub(crate) use vector_state::clear_current_thread;

@@ -6,11 +6,9 @@
 //! too, and therefore runs on the host only for CPU backends (GPU backends override it with
 //! their own matmul). The autodiff implementation records each op in Burn's graph with a
 //! [`Backward`] whose gradient is computed by the same kernels.
-use burn::backend::ops::ConvOptions;
 use burn::backend::{backend_extension, tensor::FloatTensor, Backend, TensorMetadata};
 use burn::tensor::{DType, Shape};
 
-use super::conv_weight_grad::{conv2d_weight_grad, ConvShape};
 use super::{exp_bilinear, host};
 use crate::tensors::{from_host, to_host};
 
@@ -104,32 +102,6 @@ pub trait GpLinalgOps: Backend {
         from_host::<Self>(x, bshape, dtype, &device)
     }
 
-    /// `conv(x, w) + b` for a stride-1, unpadded, undilated, ungrouped 2-D convolution (`x`
-    /// `[B, C, H, W]`, `w` `[O, C, kh, kw]`, `b` `[O]`): the backend's own forward pass. Under
-    /// autodiff the weight gradient is [`Self::conv2d_weight_grad`], the rest Burn's.
-    fn conv2d_valid(x: FloatTensor<Self>, w: FloatTensor<Self>, b: FloatTensor<Self>) -> FloatTensor<Self> {
-        Self::conv2d(x, w, Some(b), valid_conv())
-    }
-
-    /// The weight gradient of [`Self::conv2d_valid`] from its input `x`, its weight `w` (for the
-    /// shape) and the upstream gradient `g` `[B, O, H', W']`. CPU backends form it on the host as
-    /// one matrix product per image (im2col, faer); GPU backends use the backend's own.
-    fn conv2d_weight_grad(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
-        let device = x.device();
-        let wshape = w.shape();
-        let (xv, xs, dtype) = to_host::<Self>(x);
-        let (gv, _, _) = to_host::<Self>(g);
-        let shape = ConvShape {
-            batch: xs[0],
-            channels: xs[1],
-            height: xs[2],
-            width: xs[3],
-            out_channels: wshape[0],
-            kernel: [wshape[2], wshape[3]],
-        };
-        from_host::<Self>(conv2d_weight_grad(&xv, &gv, shape), wshape, dtype, &device)
-    }
-
     /// Matrix product `op(a) · op(b)` of matrices or equal-sized batches of them (`[..., n, k]`),
     /// `op` = transpose of the last two dims where the flag is set. CPU backends compute it with
     /// faer's blocked kernels (several times faster than Burn's CPU gemm at GP sizes, and
@@ -176,21 +148,12 @@ pub trait GpLinalgOps: Backend {
     }
 }
 
-/// Options of [`GpLinalgOps::conv2d_valid`]: stride 1, no padding, no dilation, one group.
-fn valid_conv() -> ConvOptions<2> {
-    ConvOptions::new([1, 1], [0, 0], [1, 1], 1)
-}
-
 /// The block sizes of an exp-bilinear contraction from the shapes of `u` and `w`.
 fn exp_bilinear_dims(ushape: &Shape, wshape: &Shape) -> exp_bilinear::ExpBilinearDims {
     exp_bilinear::ExpBilinearDims { g: ushape[0], b: ushape[1], m: ushape[2], k: ushape[3], p: wshape[1] }
 }
 
 crate::macros::impl_for_compiled_backends!(GpLinalgOps, cube {
-    fn conv2d_weight_grad(x: FloatTensor<Self>, w: FloatTensor<Self>, g: FloatTensor<Self>) -> FloatTensor<Self> {
-        use burn::backend::ops::ModuleOps;
-        Self::conv2d_weight_backward(x, w, g, valid_conv())
-    }
     fn tri_solve(l: FloatTensor<Self>, b: FloatTensor<Self>, transpose: bool, right: bool) -> FloatTensor<Self> {
         let inv = Self::tri_inverse(l);
         if right {
@@ -209,7 +172,7 @@ crate::macros::impl_for_compiled_backends!(GpLinalgOps, cube {
 });
 
 mod autodiff {
-    use super::{batch_dims, exp_bilinear, exp_bilinear_dims, from_host, host, to_host, valid_conv, GpLinalgOps};
+    use super::{batch_dims, exp_bilinear, exp_bilinear_dims, from_host, host, to_host, GpLinalgOps};
     use burn::backend::{
         autodiff::{
             checkpoint::{base::Checkpointer, strategy::CheckpointStrategy},
@@ -330,30 +293,6 @@ mod autodiff {
     }
 
     #[derive(Debug)]
-    struct ConvValidBackward;
-
-    impl<B: Backend + GpLinalgOps> Backward<B, 3> for ConvValidBackward {
-        type State = (FloatTensor<B>, FloatTensor<B>, FloatTensor<B>);
-
-        /// Input and bias gradients as Burn computes them; the weight gradient by
-        /// [`GpLinalgOps::conv2d_weight_grad`].
-        fn backward(self, ops: Ops<Self::State, 3>, grads: &mut Gradients, _: &mut Checkpointer) {
-            let (x, w, b) = ops.state;
-            let g = grads.consume::<B>(&ops.node);
-            let [node_x, node_w, node_b] = ops.parents;
-            if let Some(node) = node_b {
-                grads.register::<B>(node.id, B::conv2d_bias_backward(x.clone(), b, g.clone()));
-            }
-            if let Some(node) = node_w {
-                grads.register::<B>(node.id, B::conv2d_weight_grad(x.clone(), w.clone(), g.clone()));
-            }
-            if let Some(node) = node_x {
-                grads.register::<B>(node.id, B::conv2d_x_backward(x, w, g, valid_conv()));
-            }
-        }
-    }
-
-    #[derive(Debug)]
     struct DenseMatmulBackward;
 
     impl<B: Backend + GpLinalgOps> Backward<B, 2> for DenseMatmulBackward {
@@ -463,18 +402,6 @@ mod autodiff {
                     prep.finish((l, x.clone(), transpose, right), x)
                 }
                 OpsKind::UnTracked(prep) => prep.finish(B::tri_solve(l, b, transpose, right)),
-            }
-        }
-
-        fn conv2d_valid(x: FloatTensor<Self>, w: FloatTensor<Self>, b: FloatTensor<Self>) -> FloatTensor<Self> {
-            let prep = ConvValidBackward.prepare::<C>([x.node(), w.node(), b.node()]).compute_bound().stateful();
-            let (x, w, b) = (x.into_primitive(), w.into_primitive(), b.into_primitive());
-            match prep {
-                OpsKind::Tracked(prep) => {
-                    let out = B::conv2d_valid(x.clone(), w.clone(), b.clone());
-                    prep.finish((x, w, b), out)
-                }
-                OpsKind::UnTracked(prep) => prep.finish(B::conv2d_valid(x, w, b)),
             }
         }
 

@@ -8,6 +8,7 @@ use burn::tensor::{Device, Tensor};
 
 use super::conv_forward::conv_forward;
 use super::input_standardiser::InputStandardiser;
+use super::max_pool_forward::max_pool_forward;
 use super::mnist_trunk::he_init;
 use super::{check_image_batch, dense_tail, Trunk};
 use crate::error::Result as GpResult;
@@ -112,9 +113,9 @@ impl Trunk for Cifar10Trunk {
     fn features(&self, images: Tensor<4>) -> Tensor<2> {
         let x = self.activation.forward(conv_forward(&self.conv1, self.input.forward(images)));
         let x = self.activation.forward(conv_forward(&self.conv2, x));
-        let x = self.pool.forward(x);
+        let x = max_pool_forward(&self.pool, x);
         let x = self.activation.forward(conv_forward(&self.conv3, x));
-        let x = self.pool.forward(x);
+        let x = max_pool_forward(&self.pool, x);
         dense_tail(x, &self.fc1, &self.fc2)
     }
 }

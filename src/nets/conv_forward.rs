@@ -1,16 +1,38 @@
-//! A Burn `Conv2d` applied with a faster weight gradient on CPU backends.
+//! A Burn `Conv2d` applied through burn-gp's host convolution on CPU backends.
 use burn::backend::Dispatch;
 use burn::nn::conv::Conv2d;
 use burn::nn::PaddingConfig2d;
 use burn::tensor::Tensor;
 
-use crate::linalg::GpLinalgOps;
+use super::trunk_ops::TrunkOps;
 
-/// `conv.forward(x)`; when `conv` has stride 1, no padding, no dilation, one group and a bias (the
-/// paper's trunks), its weight gradient is one matrix product per image instead of Burn's
-/// convolution-shaped backward (`GpLinalgOps::conv2d_weight_grad`), the same values in about a
-/// third of the time on the CPU backend. Other convolutions go through Burn unchanged.
-pub(crate) fn conv_forward(conv: &Conv2d, x: Tensor<4>) -> Tensor<4> {
+/// `conv.forward(x)`, faster on the CPU backends for the paper's trunks' convolutions.
+///
+/// When `conv` has stride 1, no padding, no dilation, one group and a bias (every convolution of
+/// [`MnistTrunk`](super::MnistTrunk) and [`Cifar10Trunk`](super::Cifar10Trunk)), the forward pass
+/// and both gradients run as one matrix product per image (im2col and faer, in the tensors'
+/// precision) instead of Burn's CPU convolution; the same values up to rounding
+/// (`cargo bench --bench trunk_profile` times both). Other convolutions, and every convolution
+/// on a GPU backend, go through Burn's `Conv2d::forward` unchanged. Use it in a trunk of your
+/// own in place of `conv.forward(x)`.
+///
+/// ```
+/// use burn::nn::conv::Conv2dConfig;
+/// use burn::tensor::{Distribution, Tensor};
+/// use burn_gp::prelude::*;
+///
+/// # fn main() -> burn_gp::Result<()> {
+/// let device = default_device()?;
+/// let conv = Conv2dConfig::new([3, 8], [3, 3]).init(&device);
+/// let x = Tensor::<4>::random([2, 3, 10, 10], Distribution::Normal(0.0, 1.0), &device);
+/// let y = burn_gp::nets::conv_forward(&conv, x.clone());
+/// assert_eq!(y.dims(), [2, 8, 8, 8]);
+/// let difference = (y - conv.forward(x)).abs().max().into_scalar::<f64>();
+/// assert!(difference < 1e-4);
+/// # Ok(())
+/// # }
+/// ```
+pub fn conv_forward(conv: &Conv2d, x: Tensor<4>) -> Tensor<4> {
     let plain = conv.stride == [1, 1]
         && conv.dilation == [1, 1]
         && conv.groups == 1

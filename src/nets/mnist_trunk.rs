@@ -7,6 +7,7 @@ use burn::nn::{Initializer, Linear, LinearConfig, Relu};
 use burn::tensor::{Device, Tensor};
 
 use super::conv_forward::conv_forward;
+use super::max_pool_forward::max_pool_forward;
 use super::{check_image_batch, dense_tail, Trunk};
 use crate::error::Result as GpResult;
 
@@ -78,7 +79,7 @@ impl Trunk for MnistTrunk {
     fn features(&self, images: Tensor<4>) -> Tensor<2> {
         let x = self.activation.forward(conv_forward(&self.conv1, images));
         let x = self.activation.forward(conv_forward(&self.conv2, x));
-        let x = self.pool.forward(x);
+        let x = max_pool_forward(&self.pool, x);
         dense_tail(x, &self.fc1, &self.fc2)
     }
 }

@@ -53,6 +53,7 @@ mod augmented_images;
 mod batch;
 mod cifar_trunk;
 mod conv_forward;
+mod conv_valid;
 mod feature_norm;
 mod fgsm;
 mod head_config;
@@ -64,13 +65,17 @@ mod image_prediction;
 mod input_standardiser;
 #[cfg(feature = "learner")]
 pub mod learner;
+mod max_pool;
+mod max_pool_forward;
 mod mnist_trunk;
 mod softmax_net;
 mod training_set;
+mod trunk_ops;
 
 pub use augmented_images::AugmentedImages;
 pub use batch::{image_batch, ImageBatch};
 pub use cifar_trunk::{Cifar10Trunk, Cifar10TrunkConfig};
+pub use conv_forward::conv_forward;
 pub use feature_norm::{FeatureNorm, FeatureNormalizer, FrozenStatistics};
 pub use fgsm::fgsm;
 pub use head_config::GpHeadConfig;
@@ -84,6 +89,7 @@ pub use learner::{
     head_loaders, head_loaders_after, HeadBatch, HeadLoader, HeadLoaders, LearnerHead, LearnerNet, SetBatcher,
     SetIndices,
 };
+pub use max_pool_forward::max_pool_forward;
 pub use mnist_trunk::{MnistTrunk, MnistTrunkConfig};
 pub use softmax_net::SoftmaxNet;
 pub use training_set::TrainingSet;
