@@ -32,17 +32,33 @@ pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType)
     (v, shape, dtype)
 }
 
-/// Reads a float primitive to a host buffer of its own element type `E` (the caller has checked
-/// that its dtype is `E`'s), with its shape.
-pub(crate) fn to_host_native<B: Backend, E: burn::tensor::Element>(t: FloatTensor<B>) -> (Vec<E>, Shape) {
-    let data: TensorData = match read_sync(B::float_into_data(t)) {
-        Ok(d) => d,
-        Err(e) => panic!("burn-gp: reading a tensor back from the device failed: {e:?}"),
-    };
-    let shape = data.shape().clone();
-    // `convert` is a no-op when the dtype already is `E`'s; after it the element type matches.
-    let v = data.convert::<E>().try_into_vec::<E>().expect("tensor data converted to E reads as E");
-    (v, shape)
+/// A float primitive read back to the host, whose values are viewed in its own element type.
+pub(crate) struct HostTensor {
+    data: TensorData,
+    /// The tensor's shape.
+    pub(crate) shape: Shape,
+}
+
+impl HostTensor {
+    /// Reads `t` to the host (on the CPU backends, without a copy when nothing else holds it).
+    pub(crate) fn read<B: Backend>(t: FloatTensor<B>) -> Self {
+        let data: TensorData = match read_sync(B::float_into_data(t)) {
+            Ok(d) => d,
+            Err(e) => panic!("burn-gp: reading a tensor back from the device failed: {e:?}"),
+        };
+        HostTensor { shape: data.shape().clone(), data }
+    }
+
+    /// The values as `E` (the caller has checked that the dtype is `E`'s): borrowed where the
+    /// buffer is aligned for `E`, else copied.
+    pub(crate) fn values<E: burn::tensor::Element>(&self) -> std::borrow::Cow<'_, [E]> {
+        match self.data.as_slice::<E>() {
+            Ok(v) => std::borrow::Cow::Borrowed(v),
+            Err(_) => std::borrow::Cow::Owned(
+                self.data.clone().convert::<E>().try_into_vec::<E>().expect("tensor data converted to E reads as E"),
+            ),
+        }
+    }
 }
 
 /// Writes a host buffer of element type `E` back as a float primitive of `E`'s dtype.

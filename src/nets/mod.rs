@@ -9,7 +9,9 @@
 //! Training data comes from a [`TrainingSet`] ([`ImageSet`](crate::data::ImageSet),
 //! [`ClassTable`](crate::data::ClassTable), [`Table`](crate::data::Table)).
 //!
-//! A GP head on your own network: implement [`Trunk`] for it and hand it to the recipe.
+//! A GP head on your own network: implement [`Trunk`] for it and hand it to the recipe. In a CNN
+//! of your own, [`conv_forward`] and [`max_pool_forward`] apply Burn's `Conv2d` and `MaxPool2d`
+//! through the faster CPU path the paper's trunks use.
 //!
 //! ```no_run
 //! use burn::module::Module;

@@ -13,7 +13,7 @@ use burn::tensor::{DType, Element, IntDType, Shape};
 
 use super::conv_valid::{self, ConvFloat, ConvShape};
 use super::max_pool::{self, PoolFloat, PoolShape};
-use crate::tensors::{from_host_native, to_host_native};
+use crate::tensors::{from_host_native, HostTensor};
 
 /// Convolution and pooling ops of the CNN trunks for every enabled backend.
 #[backend_extension(
@@ -104,11 +104,9 @@ fn host_conv_forward<B: Backend, E: ConvFloat + Element>(
     b: FloatTensor<B>,
 ) -> FloatTensor<B> {
     let device = x.device();
-    let (xv, xs) = to_host_native::<B, E>(x);
-    let (wv, ws) = to_host_native::<B, E>(w);
-    let (bv, _) = to_host_native::<B, E>(b);
-    let s = conv_shape(&xs, &ws);
-    let out = conv_valid::conv2d_forward(&xv, &wv, &bv, s);
+    let (x, w, b) = (HostTensor::read::<B>(x), HostTensor::read::<B>(w), HostTensor::read::<B>(b));
+    let s = conv_shape(&x.shape, &w.shape);
+    let out = conv_valid::conv2d_forward(&x.values::<E>(), &w.values::<E>(), &b.values::<E>(), s);
     let (ho, wo) = s.out_hw();
     from_host_native::<B, E>(out, Shape::new([s.batch, s.out_channels, ho, wo]), &device)
 }
@@ -121,9 +119,9 @@ fn host_conv_input_grad<B: Backend, E: ConvFloat + Element>(
 ) -> FloatTensor<B> {
     let (device, xs) = (x.device(), x.shape());
     drop(x);
-    let (wv, ws) = to_host_native::<B, E>(w);
-    let (gv, _) = to_host_native::<B, E>(g);
-    from_host_native::<B, E>(conv_valid::conv2d_input_grad(&wv, &gv, conv_shape(&xs, &ws)), xs, &device)
+    let (w, g) = (HostTensor::read::<B>(w), HostTensor::read::<B>(g));
+    let grad = conv_valid::conv2d_input_grad(&w.values::<E>(), &g.values::<E>(), conv_shape(&xs, &w.shape));
+    from_host_native::<B, E>(grad, xs, &device)
 }
 
 /// [`TrunkOps::conv2d_param_grads`] on the host in element type `E`.
@@ -135,9 +133,8 @@ fn host_conv_param_grads<B: Backend, E: ConvFloat + Element>(
 ) -> (FloatTensor<B>, FloatTensor<B>) {
     let (device, ws, bs) = (x.device(), w.shape(), b.shape());
     drop((w, b));
-    let (xv, xs) = to_host_native::<B, E>(x);
-    let (gv, _) = to_host_native::<B, E>(g);
-    let (weight, bias) = conv_valid::conv2d_param_grads(&xv, &gv, conv_shape(&xs, &ws));
+    let (x, g) = (HostTensor::read::<B>(x), HostTensor::read::<B>(g));
+    let (weight, bias) = conv_valid::conv2d_param_grads(&x.values::<E>(), &g.values::<E>(), conv_shape(&x.shape, &ws));
     (from_host_native::<B, E>(weight, ws, &device), from_host_native::<B, E>(bias, bs, &device))
 }
 
@@ -154,19 +151,19 @@ fn burn_conv_param_grads<B: Backend>(
 /// [`TrunkOps::max_pool2x2`] on the host in element type `E`.
 fn host_max_pool<B: Backend, E: PoolFloat + Element>(x: FloatTensor<B>) -> FloatTensor<B> {
     let device = x.device();
-    let (xv, xs) = to_host_native::<B, E>(x);
-    let s = pool_shape(&xs);
+    let x = HostTensor::read::<B>(x);
+    let s = pool_shape(&x.shape);
     let (ho, wo) = s.out_hw();
-    from_host_native::<B, E>(max_pool::max_pool2x2(&xv, s), Shape::new([xs[0], xs[1], ho, wo]), &device)
+    let out = max_pool::max_pool2x2(&x.values::<E>(), s);
+    from_host_native::<B, E>(out, Shape::new([x.shape[0], x.shape[1], ho, wo]), &device)
 }
 
 /// [`TrunkOps::max_pool2x2_backward`] on the host in element type `E`.
 fn host_max_pool_backward<B: Backend, E: PoolFloat + Element>(x: FloatTensor<B>, g: FloatTensor<B>) -> FloatTensor<B> {
     let device = x.device();
-    let (xv, xs) = to_host_native::<B, E>(x);
-    let (gv, _) = to_host_native::<B, E>(g);
-    let grad = max_pool::max_pool2x2_backward(&xv, &gv, pool_shape(&xs));
-    from_host_native::<B, E>(grad, xs, &device)
+    let (x, g) = (HostTensor::read::<B>(x), HostTensor::read::<B>(g));
+    let grad = max_pool::max_pool2x2_backward(&x.values::<E>(), &g.values::<E>(), pool_shape(&x.shape));
+    from_host_native::<B, E>(grad, x.shape, &device)
 }
 
 /// [`TrunkOps::max_pool2x2_backward`] by the backend's own ops (which recompute the indices).
