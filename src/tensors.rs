@@ -19,12 +19,17 @@ pub fn to_vec<const D: usize>(t: Tensor<D>) -> Vec<f64> {
     t.into_data().convert::<f64>().try_into_vec::<f64>().expect("tensor data converted to f64 reads as f64")
 }
 
-/// Reads a float primitive to a host f64 buffer, returning its shape and original dtype.
-pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType) {
-    let data: TensorData = match read_sync(B::float_into_data(t)) {
+/// Reads a float primitive back to the host as it is stored.
+fn read_data<B: Backend>(t: FloatTensor<B>) -> TensorData {
+    match read_sync(B::float_into_data(t)) {
         Ok(d) => d,
         Err(e) => panic!("burn-gp: reading a tensor back from the device failed: {e:?}"),
-    };
+    }
+}
+
+/// Reads a float primitive to a host f64 buffer, returning its shape and original dtype.
+pub(crate) fn to_host<B: Backend>(t: FloatTensor<B>) -> (Vec<f64>, Shape, DType) {
+    let data = read_data::<B>(t);
     let shape = data.shape().clone();
     let dtype = data.dtype();
     // After `convert::<f64>` the element type always matches, so this cannot fail.
@@ -42,10 +47,7 @@ pub(crate) struct HostTensor {
 impl HostTensor {
     /// Reads `t` to the host (on the CPU backends, without a copy when nothing else holds it).
     pub(crate) fn read<B: Backend>(t: FloatTensor<B>) -> Self {
-        let data: TensorData = match read_sync(B::float_into_data(t)) {
-            Ok(d) => d,
-            Err(e) => panic!("burn-gp: reading a tensor back from the device failed: {e:?}"),
-        };
+        let data = read_data::<B>(t);
         HostTensor { shape: data.shape().clone(), data }
     }
 
